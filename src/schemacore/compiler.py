@@ -1,0 +1,494 @@
+"""Schema -> tree of closures.
+
+Each schema object compiles to one :class:`Node` holding three products of the same
+keyword closures:
+
+* ``valid(x) -> bool``: the fast path. One dictionary lookup on ``type(x)`` picks
+  the tuple of checks that can apply to that JSON type (so ``type`` itself costs
+  nothing more, and string keywords are never called on numbers); no error objects,
+  no paths.
+* ``errors(x, instance_path, keyword_path)``: the error path, located and complete.
+* ``track(x, evaluated) -> bool``: only for schemas an ``unevaluated*`` keyword can
+  see, it also records which properties and items were evaluated.
+
+Nodes are cached by (schema object, base URI, dialect, dynamic scope, tracking), so a
+recursive ``$ref`` finds the node that is still being built and calls it through
+its attributes once it is filled in (a reference cell). ``$dynamicRef`` is resolved
+at compile time: the dynamic scope that matters is reduced to the bindings of each
+dynamic anchor name to the outermost resource defining it, which is finite, so every
+dynamic reference becomes a static call on a node specialised for that scope.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from .dialect import DEFAULT_DIALECT, OTHER_DRAFTS, VOCAB, Dialect, is_2020_12, normalise
+from .errors import ExecutionFailure, SchemaError, UnsupportedCapability, ValidationError
+from .limits import Limits
+from .paths import Path, to_pointer
+from .pointer import format_pointer
+from .resources import Index, Target
+from .uri import join
+
+__all__ = [
+    "Compiler",
+    "Evaluated",
+    "Keyword",
+    "Node",
+    "SchemaContext",
+]
+
+ValidFn = Callable[[Any], bool]
+ErrorsFn = Callable[[Any, Path, Path], Iterator[ValidationError]]
+
+
+class Evaluated:
+    """Evaluated properties and items of one instance location (for ``unevaluated*``)."""
+
+    __slots__ = ("all_items", "all_props", "items", "prefix", "props")
+
+    def __init__(self) -> None:
+        self.props: set[str] = set()
+        self.all_props = False
+        self.items: set[int] = set()
+        self.prefix = 0
+        self.all_items = False
+
+    def merge(self, other: Evaluated) -> None:
+        if other.all_props:
+            self.all_props = True
+        elif other.props:
+            self.props |= other.props
+        if other.all_items:
+            self.all_items = True
+        else:
+            if other.prefix > self.prefix:
+                self.prefix = other.prefix
+            if other.items:
+                self.items |= other.items
+
+
+TrackFn = Callable[[Any, Evaluated], bool]
+GivenErrorsFn = Callable[[Any, Evaluated, Path, Path], Iterator[ValidationError]]
+
+
+@dataclass(slots=True)
+class Keyword:
+    """One compiled keyword of a schema object.
+
+    ``applies_to`` is the JSON type the keyword constrains ("object", "array",
+    "string", "number"), or None when it applies to every instance. ``track`` is set
+    for keywords that produce evaluation annotations when the node is tracking;
+    ``errors_given`` only for ``unevaluated*``, which reads its siblings' results.
+    """
+
+    name: str
+    applies_to: str | None
+    valid: ValidFn
+    errors: ErrorsFn
+    track: TrackFn | None = None
+    errors_given: GivenErrorsFn | None = None
+    cost: int = 10
+
+
+def make_error(
+    message: str,
+    keyword: str,
+    instance: Any,
+    instance_path: Path,
+    keyword_path: Path,
+    absolute: str,
+    context: tuple[ValidationError, ...] = (),
+) -> ValidationError:
+    """Build a ValidationError, materialising the lazy paths."""
+    return ValidationError(
+        message,
+        keyword=keyword,
+        instance_location=to_pointer(instance_path),
+        keyword_location=to_pointer(keyword_path),
+        absolute_keyword_location=absolute,
+        instance=instance,
+        context=context,
+    )
+
+
+def assertion(
+    name: str,
+    applies_to: str | None,
+    valid: ValidFn,
+    message: Callable[[Any], str],
+    absolute: str,
+    cost: int = 10,
+) -> Keyword:
+    """A keyword that only asserts: its error path is derived from its check."""
+
+    def errors(x: Any, ipath: Path, kpath: Path) -> Iterator[ValidationError]:
+        if not valid(x):
+            yield make_error(message(x), name, x, ipath, (kpath, name), absolute)
+
+    return Keyword(name, applies_to, valid, errors, cost=cost)
+
+
+class Node:
+    """A compiled schema. Attributes are filled once compilation of it finishes."""
+
+    __slots__ = ("errors", "ready", "track", "trivial", "uri", "valid")
+
+    def __init__(self, uri: str) -> None:
+        self.uri = uri
+        self.ready = False
+        self.trivial = False
+        self.valid: ValidFn = _unfinished
+        self.errors: ErrorsFn = _unfinished_errors
+        self.track: TrackFn = _unfinished_track
+
+    def __repr__(self) -> str:
+        return f"<Node {self.uri}>"
+
+
+def _unfinished(x: Any) -> bool:  # pragma: no cover - guarded by cycle detection
+    raise ExecutionFailure("internal error: a schema was used before it was compiled")
+
+
+def _unfinished_errors(x: Any, ip: Path, kp: Path) -> Iterator[ValidationError]:
+    raise ExecutionFailure("internal error: a schema was used before it was compiled")
+
+
+def _unfinished_track(x: Any, acc: Evaluated) -> bool:
+    raise ExecutionFailure("internal error: a schema was used before it was compiled")
+
+
+# -- type dispatch --------------------------------------------------------------
+
+_NONE = type(None)
+_JSON_OF: dict[type, str] = {
+    dict: "object",
+    list: "array",
+    str: "string",
+    int: "number",
+    float: "number",
+    bool: "boolean",
+    _NONE: "null",
+}
+_PY_TYPES = tuple(_JSON_OF)
+
+
+def canonical_type(x: Any) -> type:
+    """The exact JSON-model Python type ``x`` stands for (subclasses included)."""
+    if isinstance(x, bool):
+        return bool
+    for kind in (dict, list, str, int, float):
+        if isinstance(x, kind):
+            return kind
+    if x is None:
+        return _NONE
+    raise ExecutionFailure(
+        f"the instance contains a {type(x).__name__}, which is not a JSON value "
+        "(expected dict, list, str, int, float, bool or None)",
+        limit="json_data_model",
+    )
+
+
+def _check_finite(x: float) -> None:
+    if not math.isfinite(x):
+        raise ExecutionFailure(
+            f"the instance contains the float {x!r}, which JSON cannot represent",
+            limit="json_data_model",
+        )
+
+
+def type_matches(types: frozenset[str], x: Any) -> bool:
+    kind = _JSON_OF.get(type(x)) or _JSON_OF[canonical_type(x)]
+    if kind in types:
+        return True
+    if kind == "number" and "integer" in types:
+        return isinstance(x, int) or float(x).is_integer()
+    return False
+
+
+def describe_types(types: frozenset[str]) -> str:
+    names = sorted(types)
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " or " + names[-1]
+
+
+# -- compile context ------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class Options:
+    format_assertion: bool = False
+    content_assertion: bool = False
+    limits: Limits = field(default_factory=Limits)
+    formats: Mapping[str, Callable[[str], bool]] = field(default_factory=dict)
+
+
+class SchemaContext:
+    """What a keyword compiler sees: its schema object, its location, its compiler."""
+
+    __slots__ = (
+        "base",
+        "compiler",
+        "dialect",
+        "key",
+        "pointer",
+        "schema",
+        "scope",
+        "tracking",
+    )
+
+    def __init__(
+        self,
+        compiler: Compiler,
+        schema: dict[str, Any],
+        base: str,
+        pointer: str,
+        dialect: Dialect,
+        scope: tuple[tuple[str, str], ...],
+        tracking: bool,
+        key: tuple[Any, ...],
+    ) -> None:
+        self.compiler = compiler
+        self.schema = schema
+        self.base = base
+        self.pointer = pointer
+        self.dialect = dialect
+        self.scope = scope
+        self.tracking = tracking
+        self.key = key
+
+    @property
+    def options(self) -> Options:
+        return self.compiler.options
+
+    def location(self, *tokens: str | int) -> str:
+        """The absolute URI of a keyword (or a place inside it) of this schema."""
+        return f"{self.base}#{self.pointer}{format_pointer(tokens)}"
+
+    def pointer_to(self, *tokens: str | int) -> str:
+        return self.pointer + format_pointer(tokens)
+
+    def active(self, keyword: str) -> bool:
+        """Whether a sibling keyword is present and its vocabulary is active."""
+        from .keywords import VOCABULARY_OF
+
+        vocab = VOCABULARY_OF.get(keyword)
+        return keyword in self.schema and (vocab is None or self.dialect.has(vocab))
+
+    def descend(self, value: Any, *tokens: str | int) -> Node:
+        """Compile a subschema applied to a child of the instance (no tracking)."""
+        return self.compiler.node(
+            value, self.base, self.pointer_to(*tokens), self.dialect, self.scope, False, None
+        )
+
+    def inplace(self, value: Any, *tokens: str | int, tracking: bool | None = None) -> Node:
+        """Compile a subschema applied to the same instance location."""
+        return self.compiler.node(
+            value,
+            self.base,
+            self.pointer_to(*tokens),
+            self.dialect,
+            self.scope,
+            self.tracking if tracking is None else tracking,
+            self.key,
+        )
+
+    def reference(self, target: Target, tracking: bool | None = None) -> Node:
+        """Compile the target of a reference, in place."""
+        return self.compiler.node(
+            target.node,
+            target.base,
+            target.pointer,
+            self.compiler.dialect_at(target),
+            self.scope,
+            self.tracking if tracking is None else tracking,
+            self.key,
+        )
+
+    def resolve(self, reference: str, keyword: str) -> Target:
+        uri = join(self.base, reference)
+        return self.compiler.index.resolve(uri, self.pointer_to(keyword))
+
+    def schema_error(self, message: str, *tokens: str | int) -> SchemaError:
+        return SchemaError(message, location=self.pointer_to(*tokens))
+
+
+class Compiler:
+    """Compiles the schemas of one validator, sharing one index and node cache."""
+
+    def __init__(self, index: Index, options: Options) -> None:
+        self.index = index
+        self.options = options
+        self._cache: dict[tuple[Any, ...], Node] = {}
+        # In-place edges between nodes, to find reference loops that never consume
+        # the instance (they would recurse forever at validation time).
+        self._edges: dict[tuple[Any, ...], list[tuple[Any, ...]]] = {}
+        self._where: dict[tuple[Any, ...], str] = {}
+        self._dialects: dict[str, Dialect] = {}
+
+    # -- dialects -----------------------------------------------------------
+
+    def dialect_for(self, schema_uri: Any, location: str) -> Dialect:
+        """The dialect a ``$schema`` value names, or UnsupportedCapability."""
+        if not isinstance(schema_uri, str):
+            raise SchemaError("$schema must be a URI string", location=location)
+        if is_2020_12(schema_uri):
+            return DEFAULT_DIALECT
+        key = normalise(schema_uri)
+        if key in OTHER_DRAFTS:
+            raise UnsupportedCapability(
+                f"$schema names {OTHER_DRAFTS[key]} ({schema_uri}); schemacore implements "
+                "JSON Schema Draft 2020-12 only",
+                location=location,
+            )
+        cached = self._dialects.get(key)
+        if cached is not None:
+            return cached
+        try:
+            meta = self.index.resource(key)
+        except LookupError:
+            raise UnsupportedCapability(
+                f"$schema names an unknown dialect {schema_uri!r}: it is not Draft 2020-12 "
+                "and no meta-schema for it was given in the registry",
+                location=location,
+            ) from None
+        if not isinstance(meta, dict):
+            raise UnsupportedCapability(
+                f"the meta-schema {schema_uri!r} is not a schema object", location=location
+            )
+        if "$schema" in meta and normalise(str(meta["$schema"])) != key:
+            # The meta-schema's own dialect must be one schemacore understands.
+            self.dialect_for(meta["$schema"], location)
+        dialect = self._vocabularies_of(meta, schema_uri, location)
+        self._dialects[key] = dialect
+        return dialect
+
+    def _vocabularies_of(self, meta: dict[str, Any], uri: str, location: str) -> Dialect:
+        declared = meta.get("$vocabulary")
+        if declared is None:
+            return DEFAULT_DIALECT
+        if not isinstance(declared, dict):
+            raise SchemaError(f"$vocabulary of {uri!r} must be an object", location=location)
+        known = set(VOCAB.values())
+        active = set()
+        for vocabulary, required in declared.items():
+            if vocabulary in known:
+                active.add(vocabulary)
+            elif required is True:
+                raise UnsupportedCapability(
+                    f"the meta-schema {uri!r} requires the vocabulary {vocabulary!r}, "
+                    "which schemacore does not implement",
+                    location=location,
+                )
+        return Dialect(frozenset(active))
+
+    def dialect_at(self, target: Target) -> Dialect:
+        """The dialect in force at a reference target."""
+        declared = self.index.declared_schema.get(target.base)
+        if declared is None:
+            return DEFAULT_DIALECT
+        return self.dialect_for(declared, target.pointer)
+
+    # -- nodes --------------------------------------------------------------
+
+    def node(
+        self,
+        value: Any,
+        base: str,
+        pointer: str,
+        dialect: Dialect,
+        scope: tuple[tuple[str, str], ...],
+        tracking: bool,
+        parent: tuple[Any, ...] | None,
+    ) -> Node:
+        """Compile (or find) the node for ``value``.
+
+        ``parent`` is the key of the node applying ``value`` in place, if any: it
+        records the in-place edge used to detect loops without progress.
+        """
+        if isinstance(value, dict):
+            base, pointer = self.index.locate(value, base, pointer)
+            if "$schema" in value:
+                dialect = self.dialect_for(value["$schema"], pointer + "/$schema")
+            # Always: a document loaded later may bring the $dynamicRef that needs it.
+            scope = self._enter(scope, base)
+            if not tracking and dialect.has("unevaluated"):
+                # Its own unevaluated* keyword needs its in-place subschemas to track.
+                tracking = "unevaluatedProperties" in value or "unevaluatedItems" in value
+        elif not isinstance(value, bool):
+            raise SchemaError(
+                f"a schema must be an object or a boolean, not {type(value).__name__}",
+                location=pointer,
+            )
+        key = (id(value), base, dialect, scope, tracking)
+        if parent is not None:
+            self._edges.setdefault(parent, []).append(key)
+        node = self._cache.get(key)
+        if node is not None:
+            return node
+        if len(self._cache) >= self.options.limits.max_subschemas:
+            raise ExecutionFailure(
+                f"the schema needs more than max_subschemas={self.options.limits.max_subschemas} "
+                "compiled subschemas",
+                location=pointer,
+                limit="max_subschemas",
+                value=self.options.limits.max_subschemas,
+            )
+        node = Node(f"{base}#{pointer}")
+        self._cache[key] = node
+        self._where[key] = pointer
+        if isinstance(value, bool):
+            from .keywords.core import compile_boolean
+
+            compile_boolean(node, value)
+        else:
+            context = SchemaContext(self, value, base, pointer, dialect, scope, tracking, key)
+            from .keywords import build_node
+
+            build_node(node, context)
+        node.ready = True
+        return node
+
+    def _enter(
+        self, scope: tuple[tuple[str, str], ...], resource: str
+    ) -> tuple[tuple[str, str], ...]:
+        """Enter a resource: bind its dynamic anchor names not bound further out."""
+        names = self.index.dynamic_names.get(resource)
+        if not names:
+            return scope
+        bound = {name for name, _ in scope}
+        new = [(name, resource) for name in names if name not in bound]
+        if not new:
+            return scope
+        return tuple(sorted((*scope, *new)))
+
+    def check_progress(self) -> None:
+        """Raise SchemaError if some in-place reference chain loops back on itself."""
+        white, grey, black = 0, 1, 2
+        colour: dict[tuple[Any, ...], int] = {}
+        for start in self._edges:
+            if colour.get(start, white) != white:
+                continue
+            colour[start] = grey
+            stack = [(start, iter(self._edges.get(start, ())))]
+            while stack:
+                current, children = stack[-1]
+                for child in children:
+                    state = colour.get(child, white)
+                    if state == grey:
+                        raise SchemaError(
+                            "reference loop without progress: the schema at "
+                            f"{self._where.get(child, '')!r} applies itself to the same "
+                            "instance location forever",
+                            location=self._where.get(current, ""),
+                        )
+                    if state == white:
+                        colour[child] = grey
+                        stack.append((child, iter(self._edges.get(child, ()))))
+                        break
+                else:
+                    colour[current] = black
+                    stack.pop()

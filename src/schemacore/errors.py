@@ -1,0 +1,124 @@
+"""The exceptions schemacore raises, and the validation error it reports.
+
+Every failure to compile a schema or to finish evaluating an instance is a
+:class:`SchemaCoreError` carrying a stable ``error_class`` string, so callers at a
+trust boundary can map it to a machine-readable answer without parsing messages.
+An instance that merely does not match its schema is reported as a
+:class:`ValidationError` (yielded by ``iter_errors``, raised by ``validate``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, ClassVar
+
+__all__ = [
+    "ExecutionFailure",
+    "SchemaCoreError",
+    "SchemaError",
+    "UnsupportedCapability",
+    "ValidationError",
+]
+
+
+class SchemaCoreError(Exception):
+    """Base class of every error schemacore raises on purpose.
+
+    ``error_class`` is a stable machine-readable category; ``location`` is the JSON
+    Pointer (into the schema, or into the instance for execution failures) of the
+    place the problem was found, ``""`` meaning the root.
+    """
+
+    error_class: ClassVar[str] = "error"
+
+    def __init__(self, message: str, *, location: str = "") -> None:
+        super().__init__(message)
+        self.message = message
+        self.location = location
+
+    def __str__(self) -> str:
+        if self.location:
+            return f"{self.message} (at {self.location!r})"
+        return self.message
+
+
+class SchemaError(SchemaCoreError):
+    """The schema is not a valid Draft 2020-12 schema (meta-schema failure, bad
+    regular expression, unresolvable reference, ...). ``location`` points into the
+    schema."""
+
+    error_class: ClassVar[str] = "validation"
+
+
+class UnsupportedCapability(SchemaCoreError):
+    """The schema asks for something schemacore deliberately does not do: another
+    draft, an unknown dialect, a required vocabulary it does not know."""
+
+    error_class: ClassVar[str] = "unsupported_capability"
+
+
+class ExecutionFailure(SchemaCoreError):
+    """Evaluation could not be completed (a limit was exceeded, a value outside the
+    JSON data model was met, a regular expression ran out of time). Never turned
+    into ``False``: a caller must not mistake it for a plain mismatch."""
+
+    error_class: ClassVar[str] = "execution_failure"
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        location: str = "",
+        limit: str | None = None,
+        value: object = None,
+    ) -> None:
+        super().__init__(message, location=location)
+        self.limit = limit
+        self.value = value
+
+
+class ValidationError(Exception):
+    """One way in which an instance fails its schema.
+
+    Attributes:
+        message: a sentence saying what was expected.
+        keyword: the schema keyword that failed (``"type"``, ``"required"``, ...).
+        instance_location: JSON Pointer of the failing part of the instance.
+        keyword_location: JSON Pointer of the evaluation path through the schema,
+            ``$ref`` hops included.
+        absolute_keyword_location: the absolute URI of the failing keyword, with a
+            JSON Pointer fragment, independent of how it was reached.
+        instance: the failing part of the instance (the caller's object, not a copy).
+        context: for ``anyOf``/``oneOf``, the errors of the branches that failed.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        keyword: str,
+        instance_location: str,
+        keyword_location: str,
+        absolute_keyword_location: str,
+        instance: Any,
+        context: Sequence[ValidationError] = (),
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.keyword = keyword
+        self.instance_location = instance_location
+        self.keyword_location = keyword_location
+        self.absolute_keyword_location = absolute_keyword_location
+        self.instance = instance
+        self.context: tuple[ValidationError, ...] = tuple(context)
+
+    def __str__(self) -> str:
+        where = self.instance_location or "(root)"
+        return f"{where}: {self.message}"
+
+    def __repr__(self) -> str:
+        return (
+            f"ValidationError({self.message!r}, keyword={self.keyword!r}, "
+            f"instance_location={self.instance_location!r}, "
+            f"keyword_location={self.keyword_location!r})"
+        )

@@ -1,0 +1,113 @@
+"""The JSON data model as Python values: types, equality and hashing.
+
+JSON has one number type, so ``1 == 1.0``; but ``true`` is not ``1``, although
+Python says ``True == 1``. Everything that compares instance values (``enum``,
+``const``, ``uniqueItems``) goes through :func:`json_key` or :func:`json_equal`.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from .errors import ExecutionFailure
+
+__all__ = ["JSON_TYPES", "json_equal", "json_key", "json_type", "type_name"]
+
+JSON_TYPES = frozenset({"null", "boolean", "object", "array", "number", "string", "integer"})
+
+_EXACT: dict[type, str] = {
+    dict: "object",
+    list: "array",
+    str: "string",
+    int: "number",
+    float: "number",
+    bool: "boolean",
+    type(None): "null",
+}
+
+
+def json_type(value: Any) -> str | None:
+    """The JSON type of ``value`` ("number" for every number), or None if it has none.
+
+    Subclasses of ``dict``, ``list``, ``str``, ``int`` and ``float`` count as their
+    base type; anything else (tuples, sets, bytes, arbitrary objects) is outside the
+    JSON data model. So are non-finite floats, which JSON cannot express.
+    """
+    exact = _EXACT.get(type(value))
+    if exact is not None:
+        if exact == "number" and type(value) is float and not math.isfinite(value):
+            return None
+        return exact
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, dict):
+        return "object"
+    if isinstance(value, list):
+        return "array"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, (int, float)):
+        return "number" if math.isfinite(value) else None
+    return None
+
+
+def type_name(value: Any) -> str:
+    """A JSON type name for messages ("integer" for integral numbers)."""
+    kind = json_type(value)
+    if kind == "number" and (isinstance(value, int) or float(value).is_integer()):
+        return "integer"
+    return kind if kind is not None else f"non-JSON value ({type(value).__name__})"
+
+
+class _Tag:
+    """Distinct markers so that tagged keys never collide with raw scalar keys."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"<{self.name}>"
+
+
+_TRUE = ("bool", True)
+_FALSE = ("bool", False)
+_ARRAY = _Tag("array")
+_OBJECT = _Tag("object")
+
+
+def json_key(value: Any) -> Any:
+    """A hashable key such that ``json_key(a) == json_key(b)`` iff a and b are equal JSON.
+
+    Strings, numbers and null are their own keys (Python already equates 1 and 1.0);
+    booleans, arrays and objects get tagged tuples so that ``true`` never equals 1
+    and ``[1]`` never equals ``(1,)`` of another kind.
+    """
+    kind = type(value)
+    if kind is str or kind is int or kind is float or value is None:
+        return value
+    if kind is bool:
+        return _TRUE if value else _FALSE
+    if kind is list:
+        return (_ARRAY, tuple([json_key(item) for item in value]))
+    if kind is dict:
+        return (_OBJECT, frozenset([(k, json_key(v)) for k, v in value.items()]))
+    # Subclasses of the JSON containers and scalars.
+    if isinstance(value, bool):
+        return _TRUE if value else _FALSE
+    if isinstance(value, (str, int, float)):
+        return value
+    if isinstance(value, list):
+        return (_ARRAY, tuple([json_key(item) for item in value]))
+    if isinstance(value, dict):
+        return (_OBJECT, frozenset([(k, json_key(v)) for k, v in value.items()]))
+    raise ExecutionFailure(
+        f"a {type(value).__name__} is not a JSON value", limit="json_data_model"
+    )
+
+
+def json_equal(a: Any, b: Any) -> bool:
+    """JSON equality: numbers by value, booleans only equal booleans."""
+    return bool(json_key(a) == json_key(b))

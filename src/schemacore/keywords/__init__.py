@@ -1,0 +1,235 @@
+"""Keyword compilers, one module per vocabulary, and the node builder that fuses them.
+
+Each keyword compiler takes the :class:`~schemacore.compiler.SchemaContext` of its
+schema object and the keyword's value, and returns a
+:class:`~schemacore.compiler.Keyword` (or None when the keyword needs no run-time
+work, such as annotations or a ``then`` without ``if``). :func:`build_node` then
+groups the keywords by the JSON type they apply to, orders them cheapest first,
+and builds the node's three closures.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from ..compiler import (
+    _JSON_OF,
+    _PY_TYPES,
+    Evaluated,
+    Keyword,
+    Node,
+    SchemaContext,
+    canonical_type,
+    describe_types,
+    make_error,
+)
+from ..errors import ValidationError
+from ..jsonvalue import type_name
+from ..paths import Path
+from . import applicator, content, core, format, unevaluated, validation
+
+__all__ = ["KEYWORDS", "VOCABULARY_OF", "build_node"]
+
+Compile = Callable[[SchemaContext, Any], "Keyword | None"]
+
+# keyword -> (vocabulary, compiler). Keywords of the core and meta-data vocabularies
+# that only identify or annotate ($id, $anchor, title, ...) have no entry.
+KEYWORDS: dict[str, tuple[str, Compile]] = {
+    "$ref": ("core", core.compile_ref),
+    "$dynamicRef": ("core", core.compile_dynamic_ref),
+    **{name: ("applicator", fn) for name, fn in applicator.KEYWORDS.items()},
+    **{name: ("unevaluated", fn) for name, fn in unevaluated.KEYWORDS.items()},
+    **{name: ("validation", fn) for name, fn in validation.KEYWORDS.items()},
+    "format": ("format-annotation", format.compile_format),
+    **{name: ("content", fn) for name, fn in content.KEYWORDS.items()},
+}
+
+VOCABULARY_OF: dict[str, str] = {
+    **{name: vocab for name, (vocab, _) in KEYWORDS.items()},
+    "minContains": "validation",
+    "maxContains": "validation",
+    "then": "applicator",
+    "else": "applicator",
+}
+
+
+def _always_true(x: Any) -> bool:
+    return True
+
+
+def _no_errors(x: Any, ipath: Path, kpath: Path) -> Iterator[ValidationError]:
+    return iter(())
+
+
+def _track_nothing(x: Any, acc: Evaluated) -> bool:
+    return True
+
+
+def _is_integral(x: Any) -> bool:
+    return bool(x.is_integer())
+
+
+def build_node(node: Node, ctx: SchemaContext) -> None:
+    """Compile every active keyword of ``ctx.schema`` and fuse them into ``node``."""
+    keywords: list[Keyword] = []
+    types: frozenset[str] | None = None
+    for name, value in ctx.schema.items():
+        if name == "type":
+            if ctx.dialect.has("validation"):
+                types = validation.parse_types(ctx, value)
+            continue
+        entry = KEYWORDS.get(name)
+        if entry is None:
+            continue
+        if not ctx.dialect.has(entry[0]) and not (name == "format" and ctx.dialect.asserts_format):
+            continue
+        keyword = entry[1](ctx, value)
+        if keyword is not None:
+            keywords.append(keyword)
+    keywords.sort(key=lambda k: k.cost)
+    if types is not None:
+        keywords.insert(0, _integer_check(ctx, types))
+    _fuse(node, ctx, keywords, types)
+
+
+def _integer_check(ctx: SchemaContext, types: frozenset[str]) -> Keyword:
+    """Checks only floats, and only when "integer" is allowed but "number" is not."""
+    absolute = ctx.location("type")
+    expected = describe_types(types)
+
+    def errors(x: Any, ipath: Path, kpath: Path) -> Iterator[ValidationError]:
+        if not x.is_integer():
+            yield make_error(
+                f"{x!r} is not of type {expected}", "type", x, ipath, (kpath, "type"), absolute
+            )
+
+    return Keyword("type", "float", _is_integral, errors, cost=0)
+
+
+def _fuse(
+    node: Node, ctx: SchemaContext, keywords: list[Keyword], types: frozenset[str] | None
+) -> None:
+    given = [k for k in keywords if k.errors_given is not None]
+    plain = [k for k in keywords if k.errors_given is None]
+    tracking = ctx.tracking or bool(given)
+    type_location = ctx.location("type")
+    expected = describe_types(types) if types is not None else ""
+
+    valid_table: dict[type, tuple[Callable[[Any], bool], ...] | None] = {}
+    errors_table: dict[type, tuple[bool, tuple[Keyword, ...]]] = {}
+    track_table: dict[type, tuple[tuple[Any, ...], tuple[Any, ...]] | None] = {}
+    for py_type in _PY_TYPES:
+        json_type = _JSON_OF[py_type]
+        type_ok = types is None or json_type in types
+        if not type_ok and json_type == "number" and "integer" in types:  # type: ignore[operator]
+            type_ok = True
+        applicable = tuple(
+            k
+            for k in plain
+            if k.applies_to is None
+            or k.applies_to == json_type
+            or (k.applies_to == "float" and py_type is float and "number" not in types)  # type: ignore[operator]
+        )
+        errors_table[py_type] = (type_ok, applicable if type_ok else _untyped(applicable))
+        if not type_ok:
+            valid_table[py_type] = None
+            track_table[py_type] = None
+            continue
+        valid_table[py_type] = tuple(k.valid for k in applicable)
+        if tracking:
+            trackers = tuple(k.track for k in applicable if k.track is not None)
+            checks = tuple(k.valid for k in applicable if k.track is None)
+            uneval = tuple(k.track for k in given if k.applies_to == json_type and k.track)
+            track_table[py_type] = (checks, trackers + uneval)
+
+    if types is None and not keywords:
+        node.trivial = True
+        node.valid = _always_true
+        node.errors = _no_errors
+        node.track = _track_nothing
+        return
+
+    def lookup(x: Any) -> type:
+        kind = type(x)
+        return kind if kind in valid_table else canonical_type(x)
+
+    def track(x: Any, acc: Evaluated) -> bool:
+        entry = track_table[lookup(x)]
+        if entry is None:
+            return False
+        checks, trackers = entry
+        for check in checks:
+            if not check(x):
+                return False
+        for tracker in trackers:
+            if not tracker(x, acc):
+                return False
+        return True
+
+    if given:
+        shared_track = track
+
+        def track(x: Any, acc: Evaluated) -> bool:
+            # unevaluated* sees only what this schema evaluated, not its parent's
+            # siblings: evaluate into a fresh record, then report it upwards.
+            own = Evaluated()
+            if not shared_track(x, own):
+                return False
+            acc.merge(own)
+            return True
+
+        def valid(x: Any) -> bool:
+            return shared_track(x, Evaluated())
+
+    else:
+        missing = object()
+
+        def valid(x: Any) -> bool:
+            checks = valid_table.get(type(x), missing)
+            if checks is missing:
+                checks = valid_table[canonical_type(x)]
+            if checks is None:
+                return False
+            for check in checks:  # type: ignore[union-attr]
+                if not check(x):
+                    return False
+            return True
+
+    def errors(x: Any, ipath: Path, kpath: Path) -> Iterator[ValidationError]:
+        kind = lookup(x)
+        type_ok, applicable = errors_table[kind]
+        if not type_ok:
+            yield make_error(
+                f"{type_name(x)} is not of type {expected}",
+                "type",
+                x,
+                ipath,
+                (kpath, "type"),
+                type_location,
+            )
+        for keyword in applicable:
+            yield from keyword.errors(x, ipath, kpath)
+        if given and type_ok:
+            acc = Evaluated()
+            for keyword in applicable:
+                if keyword.track is not None:
+                    keyword.track(x, acc)
+            for keyword in given:
+                if keyword.applies_to == _JSON_OF[kind] and keyword.errors_given is not None:
+                    yield from keyword.errors_given(x, acc, ipath, kpath)
+
+    node.valid = valid
+    node.errors = errors
+    node.track = track if tracking else _track_as_valid(valid)
+
+
+def _untyped(keywords: tuple[Keyword, ...]) -> tuple[Keyword, ...]:
+    return tuple(k for k in keywords if k.applies_to is None)
+
+
+def _track_as_valid(valid: Callable[[Any], bool]) -> Callable[[Any, Evaluated], bool]:
+    def track(x: Any, acc: Evaluated) -> bool:
+        return valid(x)
+
+    return track

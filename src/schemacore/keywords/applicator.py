@@ -1,0 +1,644 @@
+"""Applicator vocabulary: keywords that apply subschemas.
+
+In-place applicators (``allOf``, ``anyOf``, ``oneOf``, ``not``, ``if``/``then``/
+``else``, ``dependentSchemas``) apply to the same instance and, when the node tracks
+evaluation for ``unevaluated*``, pass evaluated locations up from the branches that
+passed. Child applicators (``properties``, ``items``, ...) apply to members and
+record which members they evaluated.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from itertools import islice
+from typing import Any
+
+from ..compiler import Evaluated, Keyword, Node, SchemaContext, make_error
+from ..ecma262 import PatternError, compile_pattern
+from ..errors import ValidationError
+from ..paths import Path
+from .core import call_errors, call_track, call_valid
+
+__all__ = ["KEYWORDS", "pattern_searches"]
+
+ValidFn = Callable[[Any], bool]
+
+
+def pattern_searches(ctx: SchemaContext, patterns: Any, keyword: str) -> list[Any]:
+    """Compile the regular expressions that are the keys of ``patternProperties``."""
+    out = []
+    for pattern in patterns:
+        try:
+            out.append(compile_pattern(pattern))
+        except PatternError as exc:
+            raise ctx.schema_error(str(exc), keyword, pattern) from None
+    return out
+
+
+def _mapping(ctx: SchemaContext, value: Any, keyword: str) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise ctx.schema_error(f"{keyword} must be an object of schemas", keyword)
+    return value
+
+
+def _schema_list(ctx: SchemaContext, value: Any, keyword: str) -> list[Any]:
+    if not isinstance(value, list) or not value:
+        raise ctx.schema_error(f"{keyword} must be a non-empty array of schemas", keyword)
+    return value
+
+
+# -- object members --------------------------------------------------------------
+
+
+def compile_properties(ctx: SchemaContext, value: Any) -> Keyword | None:
+    children = {
+        name: ctx.descend(sub, "properties", name)
+        for name, sub in _mapping(ctx, value, "properties").items()
+    }
+    names = frozenset(children)
+    checks = {name: call_valid(node) for name, node in children.items() if not node.trivial}
+    pairs = tuple(checks.items())
+    count = len(pairs)
+
+    def valid(x: Any) -> bool:
+        if len(x) < count:
+            for key, member in x.items():
+                check = checks.get(key)
+                if check is not None and not check(member):
+                    return False
+        else:
+            for key, check in pairs:
+                if key in x and not check(x[key]):
+                    return False
+        return True
+
+    error_pairs = tuple((name, call_errors(node)) for name, node in children.items())
+
+    def errors(x: Any, ipath: Path, kpath: Path) -> Iterator[ValidationError]:
+        here = (kpath, "properties")
+        for key, child_errors in error_pairs:
+            if key in x:
+                yield from child_errors(x[key], (ipath, key), (here, key))
+
+    def track(x: Any, acc: Evaluated) -> bool:
+        acc.props.update(names.intersection(x))
+        return valid(x)
+
+    if not pairs and not ctx.tracking:
+        return None
+    return Keyword("properties", "object", valid, errors, track if ctx.tracking else None, cost=40)
+
+
+def compile_pattern_properties(ctx: SchemaContext, value: Any) -> Keyword | None:
+    mapping = _mapping(ctx, value, "patternProperties")
+    searches = pattern_searches(ctx, mapping, "patternProperties")
+    children = [
+        ctx.descend(sub, "patternProperties", pattern) for pattern, sub in mapping.items()
+    ]
+    checks = tuple(zip(searches, [call_valid(c) for c in children], strict=True))
+
+    def valid(x: Any) -> bool:
+        for key, member in x.items():
+            for search, check in checks:
+                if search(key) and not check(member):
+                    return False
+        return True
+
+    error_triples = tuple(
+        zip(searches, list(mapping), [call_errors(c) for c in children], strict=True)
+    )
+
+    def errors(x: Any, ipath: Path, kpath: Path) -> Iterator[ValidationError]:
+        here = (kpath, "patternProperties")
+        for key, member in x.items():
+            for search, pattern, child_errors in error_triples:
+                if search(key):
+                    yield from child_errors(member, (ipath, key), (here, pattern))
+
+    def track(x: Any, acc: Evaluated) -> bool:
+        for key in x:
+            for search in searches:
+                if search(key):
+                    acc.props.add(key)
+                    break
+        return valid(x)
+
+    return Keyword(
+        "patternProperties", "object", valid, errors, track if ctx.tracking else None, cost=60
+    )
+
+
+def compile_additional_properties(ctx: SchemaContext, value: Any) -> Keyword | None:
+    known: frozenset[str] = frozenset()
+    searches: list[Any] = []
+    if ctx.active("properties") and isinstance(ctx.schema["properties"], dict):
+        known = frozenset(ctx.schema["properties"])
+    if ctx.active("patternProperties") and isinstance(ctx.schema["patternProperties"], dict):
+        searches = pattern_searches(ctx, ctx.schema["patternProperties"], "patternProperties")
+    child = ctx.descend(value, "additionalProperties")
+    check = call_valid(child)
+    child_errors = call_errors(child)
+    absolute = ctx.location("additionalProperties")
+    forbidden = value is False
+
+    def extra(x: Any) -> Iterator[str]:
+        for key in x:
+            if key in known:
+                continue
+            for search in searches:
+                if search(key):
+                    break
+            else:
+                yield key
+
+    if forbidden and not searches:
+
+        def valid(x: Any) -> bool:
+            return known.issuperset(x)
+
+    elif forbidden:
+
+        def valid(x: Any) -> bool:
+            for _ in extra(x):
+                return False
+            return True
+
+    else:
+
+        def valid(x: Any) -> bool:
+            for key in extra(x):
+                if not check(x[key]):
+                    return False
+            return True
+
+    def errors(x: Any, ipath: Path, kpath: Path) -> Iterator[ValidationError]:
+        if forbidden:
+            unexpected = list(extra(x))
+            if unexpected:
+                listed = ", ".join(repr(k) for k in unexpected)
+                yield make_error(
+                    f"additional properties are not allowed ({listed} "
+                    f"{'was' if len(unexpected) == 1 else 'were'} unexpected)",
+                    "additionalProperties",
+                    x,
+                    ipath,
+                    (kpath, "additionalProperties"),
+                    absolute,
+                )
+            return
+        here = (kpath, "additionalProperties")
+        for key in extra(x):
+            yield from child_errors(x[key], (ipath, key), here)
+
+    def track(x: Any, acc: Evaluated) -> bool:
+        acc.all_props = True
+        return valid(x)
+
+    if child.trivial and not ctx.tracking:
+        return None
+    return Keyword(
+        "additionalProperties", "object", valid, errors, track if ctx.tracking else None, cost=45
+    )
+
+
+def compile_property_names(ctx: SchemaContext, value: Any) -> Keyword | None:
+    child = ctx.descend(value, "propertyNames")
+    if child.trivial:
+        return None
+    check = call_valid(child)
+    child_errors = call_errors(child)
+
+    def valid(x: Any) -> bool:
+        for key in x:
+            if not check(key):
+                return False
+        return True
+
+    def errors(x: Any, ipath: Path, kpath: Path) -> Iterator[ValidationError]:
+        here = (kpath, "propertyNames")
+        for key in x:
+            # The name is the instance; it lives at the object's location.
+            yield from child_errors(key, ipath, here)
+
+    return Keyword("propertyNames", "object", valid, errors, cost=55)
+
+
+def compile_dependent_schemas(ctx: SchemaContext, value: Any) -> Keyword | None:
+    mapping = _mapping(ctx, value, "dependentSchemas")
+    nodes = {
+        name: ctx.inplace(sub, "dependentSchemas", name) for name, sub in mapping.items()
+    }
+    checks = tuple((name, call_valid(n)) for name, n in nodes.items() if not n.trivial)
+    trackers = tuple((name, call_track(n)) for name, n in nodes.items())
+    error_pairs = tuple((name, call_errors(n)) for name, n in nodes.items())
+
+    def valid(x: Any) -> bool:
+        for name, check in checks:
+            if name in x and not check(x):
+                return False
+        return True
+
+    def errors(x: Any, ipath: Path, kpath: Path) -> Iterator[ValidationError]:
+        here = (kpath, "dependentSchemas")
+        for name, node_errors in error_pairs:
+            if name in x:
+                yield from node_errors(x, ipath, (here, name))
+
+    def track(x: Any, acc: Evaluated) -> bool:
+        ok = True
+        for name, tracker in trackers:
+            if name in x and not tracker(x, acc):
+                ok = False
+        return ok
+
+    if not checks and not ctx.tracking:
+        return None
+    return Keyword(
+        "dependentSchemas", "object", valid, errors, track if ctx.tracking else None, cost=70
+    )
+
+
+# -- array items -----------------------------------------------------------------
+
+
+def compile_prefix_items(ctx: SchemaContext, value: Any) -> Keyword | None:
+    nodes = [
+        ctx.descend(sub, "prefixItems", i)
+        for i, sub in enumerate(_schema_list(ctx, value, "prefixItems"))
+    ]
+    checks = tuple(call_valid(n) for n in nodes)
+    error_fns = tuple(call_errors(n) for n in nodes)
+    size = len(nodes)
+
+    def valid(x: Any) -> bool:
+        for check, item in zip(checks, x):  # noqa: B905 - shorter of the two on purpose
+            if not check(item):
+                return False
+        return True
+
+    def errors(x: Any, ipath: Path, kpath: Path) -> Iterator[ValidationError]:
+        here = (kpath, "prefixItems")
+        for index, (node_errors, item) in enumerate(zip(error_fns, x)):  # noqa: B905
+            yield from node_errors(item, (ipath, index), (here, index))
+
+    def track(x: Any, acc: Evaluated) -> bool:
+        reached = min(size, len(x))
+        if reached > acc.prefix:
+            acc.prefix = reached
+        return valid(x)
+
+    return Keyword(
+        "prefixItems", "array", valid, errors, track if ctx.tracking else None, cost=40
+    )
+
+
+def compile_items(ctx: SchemaContext, value: Any) -> Keyword | None:
+    start = 0
+    if ctx.active("prefixItems") and isinstance(ctx.schema["prefixItems"], list):
+        start = len(ctx.schema["prefixItems"])
+    child = ctx.descend(value, "items")
+    check = call_valid(child)
+    child_errors = call_errors(child)
+
+    if start:
+
+        def valid(x: Any) -> bool:
+            for item in islice(x, start, None):
+                if not check(item):
+                    return False
+            return True
+
+    else:
+
+        def valid(x: Any) -> bool:
+            for item in x:
+                if not check(item):
+                    return False
+            return True
+
+    def errors(x: Any, ipath: Path, kpath: Path) -> Iterator[ValidationError]:
+        here = (kpath, "items")
+        for index in range(start, len(x)):
+            yield from child_errors(x[index], (ipath, index), here)
+
+    def track(x: Any, acc: Evaluated) -> bool:
+        acc.all_items = True
+        return valid(x)
+
+    if child.trivial and not ctx.tracking:
+        return None
+    return Keyword("items", "array", valid, errors, track if ctx.tracking else None, cost=45)
+
+
+def _count(ctx: SchemaContext, keyword: str) -> int | None:
+    if not ctx.active(keyword):
+        return None
+    value = ctx.schema[keyword]
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+        raise ctx.schema_error(f"{keyword} must be a non-negative integer", keyword)
+    return value
+
+
+def compile_contains(ctx: SchemaContext, value: Any) -> Keyword | None:
+    child = ctx.descend(value, "contains")
+    check = call_valid(child)
+    child_errors = call_errors(child)
+    low = _count(ctx, "minContains")
+    high = _count(ctx, "maxContains")
+    minimum = 1 if low is None else low
+    absolute = ctx.location("contains")
+
+    def matches(x: Any) -> int:
+        found = 0
+        for item in x:
+            if check(item):
+                found += 1
+        return found
+
+    if high is None:
+
+        def valid(x: Any) -> bool:
+            if minimum == 0:
+                return True
+            found = 0
+            for item in x:
+                if check(item):
+                    found += 1
+                    if found >= minimum:
+                        return True
+            return False
+
+    else:
+
+        def valid(x: Any) -> bool:
+            return minimum <= matches(x) <= high
+
+    def errors(x: Any, ipath: Path, kpath: Path) -> Iterator[ValidationError]:
+        found = matches(x)
+        if found < minimum:
+            if low is None:
+                message = "the array contains no item that matches the contains schema"
+                context = tuple(
+                    error
+                    for index, item in enumerate(x)
+                    for error in child_errors(item, (ipath, index), (kpath, "contains"))
+                )
+                yield make_error(
+                    message, "contains", x, ipath, (kpath, "contains"), absolute, context
+                )
+            else:
+                yield make_error(
+                    f"the array contains {found} matching item(s), fewer than minContains "
+                    f"{minimum}",
+                    "minContains",
+                    x,
+                    ipath,
+                    (kpath, "minContains"),
+                    ctx.location("minContains"),
+                )
+        if high is not None and found > high:
+            yield make_error(
+                f"the array contains {found} matching items, more than maxContains {high}",
+                "maxContains",
+                x,
+                ipath,
+                (kpath, "maxContains"),
+                ctx.location("maxContains"),
+            )
+
+    def track(x: Any, acc: Evaluated) -> bool:
+        found = 0
+        for index, item in enumerate(x):
+            if check(item):
+                found += 1
+                acc.items.add(index)
+        return minimum <= found and (high is None or found <= high)
+
+    return Keyword("contains", "array", valid, errors, track if ctx.tracking else None, cost=60)
+
+
+# -- in place ----------------------------------------------------------------------
+
+
+def _branches(ctx: SchemaContext, keyword: str, value: Any, tracking: bool | None = None) -> list[Node]:
+    return [
+        ctx.inplace(sub, keyword, i, tracking=tracking)
+        for i, sub in enumerate(_schema_list(ctx, value, keyword))
+    ]
+
+
+def compile_all_of(ctx: SchemaContext, value: Any) -> Keyword | None:
+    nodes = _branches(ctx, "allOf", value)
+    checks = tuple(call_valid(n) for n in nodes if not n.trivial)
+    trackers = tuple(call_track(n) for n in nodes)
+    error_fns = tuple(call_errors(n) for n in nodes)
+
+    def valid(x: Any) -> bool:
+        for check in checks:
+            if not check(x):
+                return False
+        return True
+
+    def errors(x: Any, ipath: Path, kpath: Path) -> Iterator[ValidationError]:
+        here = (kpath, "allOf")
+        for index, node_errors in enumerate(error_fns):
+            yield from node_errors(x, ipath, (here, index))
+
+    def track(x: Any, acc: Evaluated) -> bool:
+        for tracker in trackers:
+            if not tracker(x, acc):
+                return False
+        return True
+
+    if not checks and not ctx.tracking:
+        return None
+    return Keyword("allOf", None, valid, errors, track if ctx.tracking else None, cost=80)
+
+
+def _branch_errors(
+    error_fns: tuple[Any, ...], keyword: str, x: Any, ipath: Path, kpath: Path
+) -> tuple[ValidationError, ...]:
+    here = (kpath, keyword)
+    return tuple(
+        error
+        for index, node_errors in enumerate(error_fns)
+        for error in node_errors(x, ipath, (here, index))
+    )
+
+
+def compile_any_of(ctx: SchemaContext, value: Any) -> Keyword | None:
+    nodes = _branches(ctx, "anyOf", value)
+    checks = tuple(call_valid(n) for n in nodes)
+    trackers = tuple(call_track(n) for n in nodes)
+    error_fns = tuple(call_errors(n) for n in nodes)
+    absolute = ctx.location("anyOf")
+    if any(n.trivial for n in nodes) and not ctx.tracking:
+        return None
+
+    def valid(x: Any) -> bool:
+        for check in checks:
+            if check(x):
+                return True
+        return False
+
+    def errors(x: Any, ipath: Path, kpath: Path) -> Iterator[ValidationError]:
+        if not valid(x):
+            yield make_error(
+                "the value is not valid under any of the anyOf schemas",
+                "anyOf",
+                x,
+                ipath,
+                (kpath, "anyOf"),
+                absolute,
+                _branch_errors(error_fns, "anyOf", x, ipath, kpath),
+            )
+
+    def track(x: Any, acc: Evaluated) -> bool:
+        # Every passing branch contributes its evaluated locations: no short cut.
+        ok = False
+        for tracker in trackers:
+            branch = Evaluated()
+            if tracker(x, branch):
+                ok = True
+                acc.merge(branch)
+        return ok
+
+    return Keyword("anyOf", None, valid, errors, track if ctx.tracking else None, cost=85)
+
+
+def compile_one_of(ctx: SchemaContext, value: Any) -> Keyword | None:
+    nodes = _branches(ctx, "oneOf", value)
+    checks = tuple(call_valid(n) for n in nodes)
+    trackers = tuple(call_track(n) for n in nodes)
+    error_fns = tuple(call_errors(n) for n in nodes)
+    absolute = ctx.location("oneOf")
+
+    def valid(x: Any) -> bool:
+        found = False
+        for check in checks:
+            if check(x):
+                if found:
+                    return False
+                found = True
+        return found
+
+    def errors(x: Any, ipath: Path, kpath: Path) -> Iterator[ValidationError]:
+        passing = [index for index, check in enumerate(checks) if check(x)]
+        if not passing:
+            yield make_error(
+                "the value is not valid under any of the oneOf schemas",
+                "oneOf",
+                x,
+                ipath,
+                (kpath, "oneOf"),
+                absolute,
+                _branch_errors(error_fns, "oneOf", x, ipath, kpath),
+            )
+        elif len(passing) > 1:
+            yield make_error(
+                f"the value is valid under more than one of the oneOf schemas "
+                f"(indexes {', '.join(map(str, passing))})",
+                "oneOf",
+                x,
+                ipath,
+                (kpath, "oneOf"),
+                absolute,
+            )
+
+    def track(x: Any, acc: Evaluated) -> bool:
+        passed: Evaluated | None = None
+        for tracker in trackers:
+            branch = Evaluated()
+            if tracker(x, branch):
+                if passed is not None:
+                    return False
+                passed = branch
+        if passed is None:
+            return False
+        acc.merge(passed)
+        return True
+
+    return Keyword("oneOf", None, valid, errors, track if ctx.tracking else None, cost=85)
+
+
+def compile_not(ctx: SchemaContext, value: Any) -> Keyword:
+    # "not" passes no annotations up, so its subschema never needs tracking.
+    node = ctx.inplace(value, "not", tracking=False)
+    check = call_valid(node)
+    absolute = ctx.location("not")
+
+    def valid(x: Any) -> bool:
+        return not check(x)
+
+    def errors(x: Any, ipath: Path, kpath: Path) -> Iterator[ValidationError]:
+        if check(x):
+            yield make_error(
+                "the value must not be valid under the not schema",
+                "not",
+                x,
+                ipath,
+                (kpath, "not"),
+                absolute,
+            )
+
+    return Keyword("not", None, valid, errors, cost=75)
+
+
+def compile_if(ctx: SchemaContext, value: Any) -> Keyword | None:
+    has_then = ctx.active("then")
+    has_else = ctx.active("else")
+    if not (has_then or has_else or ctx.tracking):
+        return None  # without then/else, "if" only annotates
+    condition = ctx.inplace(value, "if")
+    then = ctx.inplace(ctx.schema["then"], "then") if has_then else None
+    otherwise = ctx.inplace(ctx.schema["else"], "else") if has_else else None
+    test = call_valid(condition)
+    then_valid = call_valid(then) if then is not None else None
+    else_valid = call_valid(otherwise) if otherwise is not None else None
+
+    def valid(x: Any) -> bool:
+        if test(x):
+            return then_valid is None or then_valid(x)
+        return else_valid is None or else_valid(x)
+
+    then_errors = call_errors(then) if then is not None else None
+    else_errors = call_errors(otherwise) if otherwise is not None else None
+
+    def errors(x: Any, ipath: Path, kpath: Path) -> Iterator[ValidationError]:
+        if test(x):
+            if then_errors is not None:
+                yield from then_errors(x, ipath, (kpath, "then"))
+        elif else_errors is not None:
+            yield from else_errors(x, ipath, (kpath, "else"))
+
+    condition_track = call_track(condition)
+    then_track = call_track(then) if then is not None else None
+    else_track = call_track(otherwise) if otherwise is not None else None
+
+    def track(x: Any, acc: Evaluated) -> bool:
+        branch = Evaluated()
+        if condition_track(x, branch):
+            acc.merge(branch)
+            return then_track is None or then_track(x, acc)
+        return else_track is None or else_track(x, acc)
+
+    return Keyword("if", None, valid, errors, track if ctx.tracking else None, cost=80)
+
+
+KEYWORDS: dict[str, Callable[[SchemaContext, Any], Keyword | None]] = {
+    "properties": compile_properties,
+    "patternProperties": compile_pattern_properties,
+    "additionalProperties": compile_additional_properties,
+    "propertyNames": compile_property_names,
+    "dependentSchemas": compile_dependent_schemas,
+    "prefixItems": compile_prefix_items,
+    "items": compile_items,
+    "contains": compile_contains,
+    "allOf": compile_all_of,
+    "anyOf": compile_any_of,
+    "oneOf": compile_one_of,
+    "not": compile_not,
+    "if": compile_if,
+}

@@ -1,0 +1,352 @@
+"""Validation vocabulary: assertions on one instance value.
+
+Each keyword declares the JSON type it constrains; the node builder only calls it
+on instances of that type, so the checks here need no type guards of their own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from fractions import Fraction
+from typing import Any
+
+from ..compiler import Keyword, SchemaContext, assertion, make_error
+from ..ecma262 import PatternError, compile_pattern
+from ..errors import ValidationError
+from ..jsonvalue import JSON_TYPES, json_key
+from ..paths import Path
+
+__all__ = ["KEYWORDS", "parse_types"]
+
+
+def parse_types(ctx: SchemaContext, value: Any) -> frozenset[str]:
+    names = [value] if isinstance(value, str) else value
+    if not isinstance(names, list) or not names:
+        raise ctx.schema_error("type must be a type name or a non-empty array of them", "type")
+    for name in names:
+        if name not in JSON_TYPES:
+            raise ctx.schema_error(f"unknown type {name!r}", "type")
+    return frozenset(names)
+
+
+def _number(ctx: SchemaContext, keyword: str, value: Any) -> int | float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ctx.schema_error(f"{keyword} must be a number", keyword)
+    return value
+
+
+def _count(ctx: SchemaContext, keyword: str, value: Any) -> int:
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ctx.schema_error(f"{keyword} must be a non-negative integer", keyword)
+    return value
+
+
+# -- any type ---------------------------------------------------------------------
+
+
+def _show(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def compile_const(ctx: SchemaContext, value: Any) -> Keyword:
+    if isinstance(value, str):
+
+        def valid(x: Any) -> bool:
+            return x == value and isinstance(x, str)
+
+    elif value is None or isinstance(value, bool):
+
+        def valid(x: Any) -> bool:
+            return x is value
+
+    else:
+        key = json_key(value)
+
+        def valid(x: Any) -> bool:
+            return bool(json_key(x) == key)
+
+    return assertion(
+        "const",
+        None,
+        valid,
+        lambda x: f"the value must be {_show(value)}",
+        ctx.location("const"),
+        cost=5,
+    )
+
+
+def compile_enum(ctx: SchemaContext, value: Any) -> Keyword:
+    if not isinstance(value, list):
+        raise ctx.schema_error("enum must be an array", "enum")
+    keys = frozenset(json_key(member) for member in value)
+    strings = frozenset(member for member in value if isinstance(member, str))
+
+    def valid(x: Any) -> bool:
+        if type(x) is str:
+            return x in strings
+        return json_key(x) in keys
+
+    shown = ", ".join(_show(member) for member in value[:10])
+    if len(value) > 10:
+        shown += ", ..."
+    return assertion(
+        "enum",
+        None,
+        valid,
+        lambda x: f"the value must be one of: {shown}",
+        ctx.location("enum"),
+        cost=5,
+    )
+
+
+# -- numbers ------------------------------------------------------------------------
+
+
+def _exact(number: int | float) -> Fraction:
+    # The shortest repr of a float is the decimal the schema author wrote, so
+    # 4.02 is a multiple of 0.01 here although their binary floats disagree.
+    return Fraction(number) if isinstance(number, int) else Fraction(repr(number))
+
+
+def compile_multiple_of(ctx: SchemaContext, value: Any) -> Keyword:
+    divisor = _number(ctx, "multipleOf", value)
+    if divisor <= 0:
+        raise ctx.schema_error("multipleOf must be greater than 0", "multipleOf")
+    exact = _exact(divisor)
+
+    if isinstance(divisor, int):
+
+        def valid(x: Any) -> bool:
+            if type(x) is int:
+                return x % divisor == 0
+            return (_exact(x) / exact).denominator == 1
+
+    else:
+
+        def valid(x: Any) -> bool:
+            return (_exact(x) / exact).denominator == 1
+
+    return assertion(
+        "multipleOf",
+        "number",
+        valid,
+        lambda x: f"{x!r} is not a multiple of {divisor!r}",
+        ctx.location("multipleOf"),
+        cost=8,
+    )
+
+
+def _bound(
+    name: str, test: Callable[[Any, Any], bool], words: str
+) -> Callable[[SchemaContext, Any], Keyword]:
+    def compile_bound(ctx: SchemaContext, value: Any) -> Keyword:
+        limit = _number(ctx, name, value)
+
+        def valid(x: Any) -> bool:
+            return test(x, limit)
+
+        return assertion(
+            name, "number", valid, lambda x: f"{x!r} is {words} {limit!r}", ctx.location(name), 2
+        )
+
+    return compile_bound
+
+
+compile_minimum = _bound("minimum", lambda x, m: x >= m, "less than the minimum")
+compile_maximum = _bound("maximum", lambda x, m: x <= m, "greater than the maximum")
+compile_exclusive_minimum = _bound(
+    "exclusiveMinimum", lambda x, m: x > m, "less than or equal to the exclusive minimum"
+)
+compile_exclusive_maximum = _bound(
+    "exclusiveMaximum", lambda x, m: x < m, "greater than or equal to the exclusive maximum"
+)
+
+
+# -- sizes --------------------------------------------------------------------------
+
+
+def _size(
+    name: str, applies_to: str, at_least: bool, noun: str
+) -> Callable[[SchemaContext, Any], Keyword | None]:
+    def compile_size(ctx: SchemaContext, value: Any) -> Keyword | None:
+        limit = _count(ctx, name, value)
+        if at_least:
+            if limit == 0:
+                return None
+
+            def valid(x: Any) -> bool:
+                return len(x) >= limit
+
+            words = "fewer than"
+        else:
+
+            def valid(x: Any) -> bool:
+                return len(x) <= limit
+
+            words = "more than"
+        return assertion(
+            name,
+            applies_to,
+            valid,
+            lambda x: f"the {applies_to} has {len(x)} {noun}, {words} {limit}",
+            ctx.location(name),
+            cost=3,
+        )
+
+    return compile_size
+
+
+# -- strings ------------------------------------------------------------------------
+
+
+def compile_pattern_keyword(ctx: SchemaContext, value: Any) -> Keyword:
+    if not isinstance(value, str):
+        raise ctx.schema_error("pattern must be a string", "pattern")
+    try:
+        search = compile_pattern(value)
+    except PatternError as exc:
+        raise ctx.schema_error(str(exc), "pattern") from None
+
+    def valid(x: Any) -> bool:
+        return search(x) is not None
+
+    return assertion(
+        "pattern",
+        "string",
+        valid,
+        lambda x: f"the string does not match the pattern {value!r}",
+        ctx.location("pattern"),
+        cost=20,
+    )
+
+
+# -- arrays -------------------------------------------------------------------------
+
+
+def compile_unique_items(ctx: SchemaContext, value: Any) -> Keyword | None:
+    if not isinstance(value, bool):
+        raise ctx.schema_error("uniqueItems must be a boolean", "uniqueItems")
+    if not value:
+        return None
+
+    def valid(x: Any) -> bool:
+        keys = [json_key(item) for item in x]
+        try:
+            return len(set(keys)) == len(keys)
+        except TypeError:  # pragma: no cover - json_key always returns hashables
+            return False
+
+    def message(x: Any) -> str:
+        seen: dict[Any, int] = {}
+        for index, item in enumerate(x):
+            key = json_key(item)
+            if key in seen:
+                return f"the array items are not unique (items {seen[key]} and {index} are equal)"
+            seen[key] = index
+        return "the array items are not unique"
+
+    return assertion("uniqueItems", "array", valid, message, ctx.location("uniqueItems"), 30)
+
+
+# -- objects ------------------------------------------------------------------------
+
+
+def _names(ctx: SchemaContext, value: Any, *where: str) -> tuple[str, ...]:
+    if not isinstance(value, list) or not all(isinstance(n, str) for n in value):
+        raise ctx.schema_error(f"{where[0]} must be an array of strings", *where)
+    return tuple(dict.fromkeys(value))
+
+
+def compile_required(ctx: SchemaContext, value: Any) -> Keyword | None:
+    names = _names(ctx, value, "required")
+    if not names:
+        return None
+    absolute = ctx.location("required")
+
+    def valid(x: Any) -> bool:
+        for name in names:
+            if name not in x:
+                return False
+        return True
+
+    def errors(x: Any, ipath: Path, kpath: Path) -> Iterator[ValidationError]:
+        for name in names:
+            if name not in x:
+                yield make_error(
+                    f"{name!r} is a required property",
+                    "required",
+                    x,
+                    ipath,
+                    (kpath, "required"),
+                    absolute,
+                )
+
+    return Keyword("required", "object", valid, errors, cost=4)
+
+
+def compile_dependent_required(ctx: SchemaContext, value: Any) -> Keyword | None:
+    if not isinstance(value, dict):
+        raise ctx.schema_error("dependentRequired must be an object", "dependentRequired")
+    rules = tuple(
+        (name, _names(ctx, needed, "dependentRequired", name))
+        for name, needed in value.items()
+        if needed
+    )
+    if not rules:
+        return None
+    absolute = ctx.location("dependentRequired")
+
+    def valid(x: Any) -> bool:
+        for name, needed in rules:
+            if name in x:
+                for other in needed:
+                    if other not in x:
+                        return False
+        return True
+
+    def errors(x: Any, ipath: Path, kpath: Path) -> Iterator[ValidationError]:
+        for name, needed in rules:
+            if name in x:
+                for other in needed:
+                    if other not in x:
+                        yield make_error(
+                            f"{other!r} is required when {name!r} is present",
+                            "dependentRequired",
+                            x,
+                            ipath,
+                            ((kpath, "dependentRequired"), name),
+                            absolute + "/" + name.replace("~", "~0").replace("/", "~1"),
+                        )
+
+    return Keyword("dependentRequired", "object", valid, errors, cost=6)
+
+
+def _ignored(ctx: SchemaContext, value: Any) -> None:
+    """minContains/maxContains are read by ``contains``; alone they do nothing."""
+    return None
+
+
+KEYWORDS: dict[str, Callable[[SchemaContext, Any], Keyword | None]] = {
+    "const": compile_const,
+    "enum": compile_enum,
+    "multipleOf": compile_multiple_of,
+    "minimum": compile_minimum,
+    "maximum": compile_maximum,
+    "exclusiveMinimum": compile_exclusive_minimum,
+    "exclusiveMaximum": compile_exclusive_maximum,
+    "minLength": _size("minLength", "string", True, "characters"),
+    "maxLength": _size("maxLength", "string", False, "characters"),
+    "minItems": _size("minItems", "array", True, "items"),
+    "maxItems": _size("maxItems", "array", False, "items"),
+    "minProperties": _size("minProperties", "object", True, "properties"),
+    "maxProperties": _size("maxProperties", "object", False, "properties"),
+    "pattern": compile_pattern_keyword,
+    "uniqueItems": compile_unique_items,
+    "required": compile_required,
+    "dependentRequired": compile_dependent_required,
+    "minContains": _ignored,
+    "maxContains": _ignored,
+}

@@ -1,0 +1,57 @@
+"""JSON Pointers (RFC 6901): parsing, formatting and lookup."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+__all__ = ["PointerError", "escape", "format_pointer", "parse_pointer", "resolve_pointer"]
+
+
+class PointerError(LookupError):
+    """A JSON Pointer is malformed or names nothing in the document."""
+
+
+def escape(token: str | int) -> str:
+    """Escape one reference token (``~`` -> ``~0``, ``/`` -> ``~1``)."""
+    return str(token).replace("~", "~0").replace("/", "~1")
+
+
+def format_pointer(tokens: Iterable[str | int]) -> str:
+    """Join reference tokens into a JSON Pointer string ("" is the root)."""
+    return "".join("/" + escape(token) for token in tokens)
+
+
+def parse_pointer(pointer: str) -> list[str]:
+    """Split a JSON Pointer into unescaped reference tokens."""
+    if pointer == "":
+        return []
+    if not pointer.startswith("/"):
+        raise PointerError(f"JSON Pointer {pointer!r} does not start with '/'")
+    tokens = pointer[1:].split("/")
+    for token in tokens:
+        # "~" must be followed by 0 or 1; anything else is malformed.
+        stripped = token.replace("~0", "").replace("~1", "")
+        if "~" in stripped:
+            raise PointerError(f"JSON Pointer {pointer!r} has a bad '~' escape")
+    return [token.replace("~1", "/").replace("~0", "~") for token in tokens]
+
+
+def resolve_pointer(document: Any, tokens: Iterable[str]) -> Any:
+    """Follow unescaped ``tokens`` from ``document``; raise PointerError if absent."""
+    node = document
+    for token in tokens:
+        if isinstance(node, dict):
+            if token not in node:
+                raise PointerError(f"no member {token!r}")
+            node = node[token]
+        elif isinstance(node, list):
+            if not (token.isascii() and token.isdigit()) or (token != "0" and token[0] == "0"):
+                raise PointerError(f"{token!r} is not an array index")
+            index = int(token)
+            if index >= len(node):
+                raise PointerError(f"index {index} is past the end of the array")
+            node = node[index]
+        else:
+            raise PointerError(f"cannot descend into a {type(node).__name__} with {token!r}")
+    return node

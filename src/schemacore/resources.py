@@ -1,0 +1,230 @@
+"""The resource index: every schema resource, anchor and dynamic anchor by URI.
+
+Before anything is compiled, each schema document is walked once along the
+keywords that hold subschemas (never into ``enum``, ``const`` or unknown keywords,
+whose ``$id``-looking members are plain data). Every ``$id`` starts a resource; every
+``$anchor`` and ``$dynamicAnchor`` names a node inside one. References are then
+resolved against this index, and documents that are not yet indexed come only from
+the caller's ``registry`` or ``loader``, or from the bundled meta-schemas: nothing is
+ever fetched.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+from importlib import resources as package_files
+from typing import Any
+
+from .errors import SchemaError
+from .limits import Limits
+from .pointer import PointerError, format_pointer, parse_pointer, resolve_pointer
+from .uri import join, split_fragment, unquote_fragment
+
+__all__ = ["Index", "Target", "bundled_metaschemas"]
+
+# Keywords whose value is one subschema, an array of them, or an object of them.
+SINGLE = (
+    "additionalProperties",
+    "items",
+    "contains",
+    "propertyNames",
+    "if",
+    "then",
+    "else",
+    "not",
+    "unevaluatedItems",
+    "unevaluatedProperties",
+    "contentSchema",
+)
+ARRAY = ("prefixItems", "allOf", "anyOf", "oneOf")
+# "definitions" is not a 2020-12 keyword, but its meta-schema still reserves it for
+# subschemas, and real schemas keep using it.
+MAPPING = ("$defs", "definitions", "properties", "patternProperties", "dependentSchemas")
+
+_BUNDLED: dict[str, Any] | None = None
+
+
+def bundled_metaschemas() -> dict[str, Any]:
+    """The Draft 2020-12 meta-schema and its vocabulary meta-schemas, by ``$id``."""
+    global _BUNDLED
+    if _BUNDLED is None:
+        found: dict[str, Any] = {}
+        folder = package_files.files("schemacore") / "metaschemas"
+        for entry in folder.iterdir():
+            if entry.name.endswith(".json"):
+                document = json.loads(entry.read_text(encoding="utf-8"))
+                found[document["$id"]] = document
+        _BUNDLED = found
+    return _BUNDLED
+
+
+def subschemas(node: dict[str, Any]) -> Iterator[tuple[tuple[str, ...], Any]]:
+    """Yield (relative pointer tokens, subschema) for each direct subschema of ``node``."""
+    for keyword in SINGLE:
+        if keyword in node:
+            yield (keyword,), node[keyword]
+    for keyword in ARRAY:
+        value = node.get(keyword)
+        if isinstance(value, list):
+            for index, item in enumerate(value):
+                yield (keyword, str(index)), item
+    for keyword in MAPPING:
+        value = node.get(keyword)
+        if isinstance(value, dict):
+            for name, item in value.items():
+                yield (keyword, name), item
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    """A resolved reference: the schema node, its base URI and its location in it."""
+
+    node: Any
+    base: str
+    pointer: str
+
+    @property
+    def uri(self) -> str:
+        return f"{self.base}#{self.pointer}"
+
+
+class Index:
+    """All schema resources known while compiling one validator."""
+
+    def __init__(
+        self,
+        registry: Mapping[str, Any] | None,
+        loader: Callable[[str], Any] | None,
+        limits: Limits,
+    ) -> None:
+        self._registry = registry or {}
+        self._loader = loader
+        self._limits = limits
+        self.resources: dict[str, Any] = {}
+        self.anchors: dict[tuple[str, str], Target] = {}
+        self.dynamic_anchors: dict[tuple[str, str], Target] = {}
+        # Names of the $dynamicAnchors each resource defines.
+        self.dynamic_names: dict[str, frozenset[str]] = {}
+        # id(node) -> (base URI, pointer in that resource) for every indexed dict.
+        self._located: dict[int, tuple[str, str]] = {}
+        # Resource URI -> the $schema value in force there (absent: the default).
+        self.declared_schema: dict[str, Any] = {}
+        self.uses_dynamic_ref = False
+
+    # -- building -----------------------------------------------------------
+
+    def add_document(self, uri: str, document: Any) -> None:
+        """Index ``document`` (retrieved as ``uri``) and every resource embedded in it."""
+        base, _ = split_fragment(uri)
+        self.resources.setdefault(base, document)
+        self._walk(document, base, "", base, 0, None)
+
+    def _walk(
+        self, node: Any, base: str, pointer: str, resource: str, depth: int, dialect: Any
+    ) -> None:
+        if depth > self._limits.max_schema_depth:
+            raise SchemaError(
+                f"schema nesting is deeper than max_schema_depth={self._limits.max_schema_depth}",
+                location=pointer,
+            )
+        if not isinstance(node, dict):
+            return
+        identifier = node.get("$id")
+        if isinstance(identifier, str):
+            new_base, _ = split_fragment(join(base, identifier))
+            if new_base != resource or pointer != "":
+                base, pointer = new_base, ""
+                self.resources.setdefault(base, node)
+            resource = base
+        if "$schema" in node:
+            dialect = node["$schema"]
+        if dialect is not None:
+            self.declared_schema.setdefault(resource, dialect)
+        self._located.setdefault(id(node), (base, pointer))
+        anchor = node.get("$anchor")
+        if isinstance(anchor, str):
+            self.anchors.setdefault((base, anchor), Target(node, base, pointer))
+        dynamic = node.get("$dynamicAnchor")
+        if isinstance(dynamic, str):
+            target = Target(node, base, pointer)
+            # A $dynamicAnchor is also a plain-name fragment for $ref.
+            self.anchors.setdefault((base, dynamic), target)
+            self.dynamic_anchors.setdefault((base, dynamic), target)
+            self.dynamic_names[base] = self.dynamic_names.get(base, frozenset()) | {dynamic}
+        if "$dynamicRef" in node:
+            self.uses_dynamic_ref = True
+        for tokens, child in subschemas(node):
+            self._walk(child, base, pointer + format_pointer(tokens), resource, depth + 1, dialect)
+
+    # -- lookup ---------------------------------------------------------------
+
+    def locate(self, node: Any, fallback_base: str, fallback_pointer: str) -> tuple[str, str]:
+        """The base URI and pointer of an indexed node, else the fallback."""
+        if isinstance(node, dict):
+            found = self._located.get(id(node))
+            if found is not None:
+                return found
+        return fallback_base, fallback_pointer
+
+    def resource(self, uri: str) -> Any:
+        """The resource at ``uri`` (no fragment), loading it from the registry if needed."""
+        if uri in self.resources:
+            return self.resources[uri]
+        document = self._retrieve(uri)
+        if document is _MISSING:
+            raise LookupError(uri)
+        self.add_document(uri, document)
+        return self.resources[uri]
+
+    def _retrieve(self, uri: str) -> Any:
+        for key in (uri, uri + "#"):
+            if key in self._registry:
+                return self._registry[key]
+        bundled = bundled_metaschemas()
+        if uri in bundled:
+            return bundled[uri]
+        if self._loader is not None:
+            try:
+                return self._loader(uri)
+            except Exception as exc:  # the loader is the caller's code
+                raise SchemaError(f"the loader failed to retrieve {uri!r}: {exc}") from exc
+        return _MISSING
+
+    def resolve(self, reference_uri: str, location: str) -> Target:
+        """Resolve an absolute URI with an optional fragment to its target node."""
+        base, fragment = split_fragment(reference_uri)
+        try:
+            document = self.resource(base)
+        except LookupError:
+            raise SchemaError(
+                f"cannot resolve reference {reference_uri!r}: no schema is registered "
+                "at that URI (schemacore never fetches; pass registry= or loader=)",
+                location=location,
+            ) from None
+        fragment = unquote_fragment(fragment)
+        if fragment == "" or fragment.startswith("/"):
+            try:
+                node = resolve_pointer(document, parse_pointer(fragment))
+            except PointerError as exc:
+                raise SchemaError(
+                    f"cannot resolve reference {reference_uri!r}: {exc}", location=location
+                ) from None
+            fallback_pointer = format_pointer(parse_pointer(fragment))
+            node_base, node_pointer = self.locate(node, base, fallback_pointer)
+            return Target(node, node_base, node_pointer)
+        target = self.anchors.get((base, fragment))
+        if target is None:
+            raise SchemaError(
+                f"cannot resolve reference {reference_uri!r}: no anchor {fragment!r} in {base!r}",
+                location=location,
+            )
+        return target
+
+
+class _Missing:
+    pass
+
+
+_MISSING: Any = _Missing()

@@ -1,0 +1,237 @@
+"""The compiled :class:`Validator` and the one-off helpers."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any, NoReturn
+
+from .compiler import Compiler, Node, Options
+from .dialect import DEFAULT_DIALECT, Dialect
+from .errors import ExecutionFailure, SchemaError, ValidationError
+from .limits import Limits
+from .resources import Index, bundled_metaschemas
+from .uri import join, split_fragment
+
+__all__ = ["Validator", "compile", "is_valid", "validate"]
+
+_METASCHEMA_URI = "https://json-schema.org/draft/2020-12/schema"
+
+
+def _too_deep(where: str) -> NoReturn:
+    raise ExecutionFailure(
+        f"{where} is nested too deeply to evaluate within Python's recursion limit",
+        limit="recursion",
+    ) from None
+
+
+class Validator:
+    """A schema compiled once, to validate many instances.
+
+    Validators are immutable and safe to share between threads; pickling one
+    carries the schema and options and compiles it again on load.
+    """
+
+    __slots__ = ("_node", "_options", "_registry", "_loader", "_schema")
+
+    _node: Node
+    _options: Options
+    _registry: Mapping[str, Any] | None
+    _loader: Callable[[str], Any] | None
+    _schema: Any
+
+    def __init__(
+        self,
+        schema: Any,
+        *,
+        registry: Mapping[str, Any] | None = None,
+        loader: Callable[[str], Any] | None = None,
+        format_assertion: bool = False,
+        content_assertion: bool = False,
+        limits: Limits | None = None,
+        _check_schema: bool = True,
+    ) -> None:
+        options = Options(
+            format_assertion=bool(format_assertion),
+            content_assertion=bool(content_assertion),
+            limits=limits if limits is not None else Limits(),
+        )
+        node = _build(schema, registry, loader, options, _check_schema)
+        set_attr = object.__setattr__
+        set_attr(self, "_node", node)
+        set_attr(self, "_options", options)
+        set_attr(self, "_registry", registry)
+        set_attr(self, "_loader", loader)
+        set_attr(self, "_schema", schema)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError("Validator objects are immutable")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError("Validator objects are immutable")
+
+    @property
+    def schema(self) -> Any:
+        """The schema this validator was compiled from, as the caller gave it."""
+        return self._schema
+
+    def is_valid(self, instance: Any) -> bool:
+        """Whether ``instance`` is valid. Builds no error objects.
+
+        Raises ExecutionFailure (never returns False) when evaluation cannot finish.
+        """
+        try:
+            return self._node.valid(instance)
+        except RecursionError:
+            _too_deep("the instance")
+
+    def iter_errors(self, instance: Any) -> Iterator[ValidationError]:
+        """Yield every way in which ``instance`` fails the schema (none if valid)."""
+        try:
+            yield from self._node.errors(instance, None, None)
+        except RecursionError:
+            _too_deep("the instance")
+
+    def validate(self, instance: Any) -> None:
+        """Raise the first :class:`ValidationError` of ``instance``, if any."""
+        for error in self.iter_errors(instance):
+            raise error
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        options = self._options
+        return (
+            _restore,
+            (
+                self._schema,
+                self._registry,
+                self._loader,
+                options.format_assertion,
+                options.content_assertion,
+                options.limits,
+            ),
+        )
+
+    def __repr__(self) -> str:
+        return f"<schemacore.Validator for {self._node.uri or '#'}>"
+
+
+def _restore(
+    schema: Any,
+    registry: Mapping[str, Any] | None,
+    loader: Callable[[str], Any] | None,
+    format_assertion: bool,
+    content_assertion: bool,
+    limits: Limits,
+) -> Validator:
+    return Validator(
+        schema,
+        registry=registry,
+        loader=loader,
+        format_assertion=format_assertion,
+        content_assertion=content_assertion,
+        limits=limits,
+    )
+
+
+_META: Validator | None = None
+
+
+def _default_metaschema() -> Validator:
+    global _META
+    if _META is None:
+        _META = Validator(bundled_metaschemas()[_METASCHEMA_URI], _check_schema=False)
+    return _META
+
+
+def _check_against(meta: Validator, schema: Any, what: str) -> None:
+    try:
+        if meta.is_valid(schema):
+            return
+        error = next(meta.iter_errors(schema), None)
+    except ExecutionFailure as exc:
+        raise SchemaError(f"{what} could not be checked: {exc.message}") from None
+    if error is None:  # pragma: no cover - both paths agree by construction
+        raise SchemaError(f"{what} is not a valid schema")
+    raise SchemaError(
+        f"{what} is not a valid Draft 2020-12 schema: {error.message}",
+        location=error.instance_location,
+    )
+
+
+def _build(
+    schema: Any,
+    registry: Mapping[str, Any] | None,
+    loader: Callable[[str], Any] | None,
+    options: Options,
+    check_schema: bool,
+) -> Node:
+    index = Index(registry, loader, options.limits)
+    compiler = Compiler(index, options)
+    dialect: Dialect = DEFAULT_DIALECT
+    meta_uri = _METASCHEMA_URI
+    if isinstance(schema, dict) and "$schema" in schema:
+        dialect = compiler.dialect_for(schema["$schema"], "/$schema")
+        meta_uri = schema["$schema"]
+    elif not isinstance(schema, (dict, bool)):
+        raise SchemaError(
+            f"a schema must be an object or a boolean, not {type(schema).__name__}"
+        )
+    if check_schema:
+        if dialect is DEFAULT_DIALECT and split_fragment(meta_uri)[0] == _METASCHEMA_URI:
+            meta = _default_metaschema()
+        else:
+            meta = Validator(
+                {"$ref": meta_uri}, registry=registry, loader=loader, _check_schema=False
+            )
+        _check_against(meta, schema, "the schema")
+    base = ""
+    if isinstance(schema, dict) and isinstance(schema.get("$id"), str):
+        base = split_fragment(join("", schema["$id"]))[0]
+    index.add_document(base, schema)
+    node = compiler.node(schema, base, "", dialect, (), False, None)
+    compiler.check_progress()
+    return node
+
+
+def compile(
+    schema: Any,
+    *,
+    registry: Mapping[str, Any] | None = None,
+    loader: Callable[[str], Any] | None = None,
+    format_assertion: bool = False,
+    content_assertion: bool = False,
+    limits: Limits | None = None,
+) -> Validator:
+    """Compile a Draft 2020-12 ``schema`` into a :class:`Validator`.
+
+    Args:
+        schema: the schema, as parsed JSON (a dict or a bool). It is never mutated.
+        registry: absolute URI -> schema, for references to other documents.
+        loader: called with an absolute URI for references the registry lacks.
+            Nothing is ever fetched from a network by schemacore itself.
+        format_assertion: check ``format`` instead of treating it as an annotation.
+        content_assertion: check ``contentEncoding``/``contentMediaType``/``contentSchema``.
+        limits: resource limits; the defaults are safe for untrusted input.
+
+    Raises:
+        SchemaError: the schema is invalid or a reference cannot be resolved.
+        UnsupportedCapability: another draft, an unknown dialect or vocabulary.
+        ExecutionFailure: a limit was exceeded while compiling.
+    """
+    return Validator(
+        schema,
+        registry=registry,
+        loader=loader,
+        format_assertion=format_assertion,
+        content_assertion=content_assertion,
+        limits=limits,
+    )
+
+
+def is_valid(instance: Any, schema: Any, **options: Any) -> bool:
+    """Compile ``schema`` and tell whether ``instance`` is valid (for one-off use)."""
+    return compile(schema, **options).is_valid(instance)
+
+
+def validate(instance: Any, schema: Any, **options: Any) -> None:
+    """Compile ``schema`` and raise the first ValidationError of ``instance``, if any."""
+    compile(schema, **options).validate(instance)
