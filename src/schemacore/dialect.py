@@ -17,8 +17,8 @@ __all__ = [
     "DRAFT_2020_12",
     "KNOWN_VOCABULARIES",
     "OTHER_DRAFTS",
-    "Dialect",
     "VOCAB",
+    "Dialect",
     "is_2020_12",
 ]
 

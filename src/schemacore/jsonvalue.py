@@ -103,9 +103,7 @@ def json_key(value: Any) -> Any:
         return (_ARRAY, tuple([json_key(item) for item in value]))
     if isinstance(value, dict):
         return (_OBJECT, frozenset([(k, json_key(v)) for k, v in value.items()]))
-    raise ExecutionFailure(
-        f"a {type(value).__name__} is not a JSON value", limit="json_data_model"
-    )
+    raise ExecutionFailure(f"a {type(value).__name__} is not a JSON value", limit="json_data_model")
 
 
 def json_equal(a: Any, b: Any) -> bool:

@@ -31,7 +31,7 @@ class Validator:
     carries the schema and options and compiles it again on load.
     """
 
-    __slots__ = ("_node", "_options", "_registry", "_loader", "_schema")
+    __slots__ = ("_loader", "_node", "_options", "_registry", "_schema")
 
     _node: Node
     _options: Options
@@ -172,9 +172,7 @@ def _build(
         dialect = compiler.dialect_for(schema["$schema"], "/$schema")
         meta_uri = schema["$schema"]
     elif not isinstance(schema, (dict, bool)):
-        raise SchemaError(
-            f"a schema must be an object or a boolean, not {type(schema).__name__}"
-        )
+        raise SchemaError(f"a schema must be an object or a boolean, not {type(schema).__name__}")
     if check_schema:
         if dialect is DEFAULT_DIALECT and split_fragment(meta_uri)[0] == _METASCHEMA_URI:
             meta = _default_metaschema()

@@ -116,7 +116,8 @@ def _fuse(
     type_location = ctx.location("type")
     expected = describe_types(types) if types is not None else ""
 
-    valid_table: dict[type, tuple[Callable[[Any], bool], ...] | None] = {}
+    # Values: a tuple of checks, or None where the type keyword rejects that type.
+    valid_table: dict[type, Any] = {}
     errors_table: dict[type, tuple[bool, tuple[Keyword, ...]]] = {}
     track_table: dict[type, tuple[tuple[Any, ...], tuple[Any, ...]] | None] = {}
     for py_type in _PY_TYPES:
@@ -191,7 +192,7 @@ def _fuse(
                 checks = valid_table[canonical_type(x)]
             if checks is None:
                 return False
-            for check in checks:  # type: ignore[union-attr]
+            for check in checks:
                 if not check(x):
                     return False
             return True

@@ -92,9 +92,7 @@ def compile_properties(ctx: SchemaContext, value: Any) -> Keyword | None:
 def compile_pattern_properties(ctx: SchemaContext, value: Any) -> Keyword | None:
     mapping = _mapping(ctx, value, "patternProperties")
     searches = pattern_searches(ctx, mapping, "patternProperties")
-    children = [
-        ctx.descend(sub, "patternProperties", pattern) for pattern, sub in mapping.items()
-    ]
+    children = [ctx.descend(sub, "patternProperties", pattern) for pattern, sub in mapping.items()]
     checks = tuple(zip(searches, [call_valid(c) for c in children], strict=True))
 
     def valid(x: Any) -> bool:
@@ -225,9 +223,7 @@ def compile_property_names(ctx: SchemaContext, value: Any) -> Keyword | None:
 
 def compile_dependent_schemas(ctx: SchemaContext, value: Any) -> Keyword | None:
     mapping = _mapping(ctx, value, "dependentSchemas")
-    nodes = {
-        name: ctx.inplace(sub, "dependentSchemas", name) for name, sub in mapping.items()
-    }
+    nodes = {name: ctx.inplace(sub, "dependentSchemas", name) for name, sub in mapping.items()}
     checks = tuple((name, call_valid(n)) for name, n in nodes.items() if not n.trivial)
     trackers = tuple((name, call_track(n)) for name, n in nodes.items())
     error_pairs = tuple((name, call_errors(n)) for name, n in nodes.items())
@@ -287,9 +283,7 @@ def compile_prefix_items(ctx: SchemaContext, value: Any) -> Keyword | None:
             acc.prefix = reached
         return valid(x)
 
-    return Keyword(
-        "prefixItems", "array", valid, errors, track if ctx.tracking else None, cost=40
-    )
+    return Keyword("prefixItems", "array", valid, errors, track if ctx.tracking else None, cost=40)
 
 
 def compile_items(ctx: SchemaContext, value: Any) -> Keyword | None:
@@ -422,11 +416,8 @@ def compile_contains(ctx: SchemaContext, value: Any) -> Keyword | None:
 # -- in place ----------------------------------------------------------------------
 
 
-def _branches(ctx: SchemaContext, keyword: str, value: Any, tracking: bool | None = None) -> list[Node]:
-    return [
-        ctx.inplace(sub, keyword, i, tracking=tracking)
-        for i, sub in enumerate(_schema_list(ctx, value, keyword))
-    ]
+def _branches(ctx: SchemaContext, keyword: str, value: Any) -> list[Node]:
+    return [ctx.inplace(sub, keyword, i) for i, sub in enumerate(_schema_list(ctx, value, keyword))]
 
 
 def compile_all_of(ctx: SchemaContext, value: Any) -> Keyword | None:

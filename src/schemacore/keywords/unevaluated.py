@@ -36,9 +36,7 @@ def compile_unevaluated_properties(ctx: SchemaContext, value: Any) -> Keyword:
     def valid(x: Any) -> bool:
         return track(x, Evaluated())
 
-    def errors_given(
-        x: Any, acc: Evaluated, ipath: Path, kpath: Path
-    ) -> Iterator[ValidationError]:
+    def errors_given(x: Any, acc: Evaluated, ipath: Path, kpath: Path) -> Iterator[ValidationError]:
         if acc.all_props:
             return
         left = [key for key in x if key not in acc.props]
@@ -61,9 +59,7 @@ def compile_unevaluated_properties(ctx: SchemaContext, value: Any) -> Keyword:
     def errors(x: Any, ipath: Path, kpath: Path) -> Iterator[ValidationError]:
         return errors_given(x, Evaluated(), ipath, kpath)
 
-    return Keyword(
-        "unevaluatedProperties", "object", valid, errors, track, errors_given, cost=1000
-    )
+    return Keyword("unevaluatedProperties", "object", valid, errors, track, errors_given, cost=1000)
 
 
 def compile_unevaluated_items(ctx: SchemaContext, value: Any) -> Keyword:
@@ -90,9 +86,7 @@ def compile_unevaluated_items(ctx: SchemaContext, value: Any) -> Keyword:
     def valid(x: Any) -> bool:
         return track(x, Evaluated())
 
-    def errors_given(
-        x: Any, acc: Evaluated, ipath: Path, kpath: Path
-    ) -> Iterator[ValidationError]:
+    def errors_given(x: Any, acc: Evaluated, ipath: Path, kpath: Path) -> Iterator[ValidationError]:
         left = list(unevaluated(x, acc))
         here = (kpath, "unevaluatedItems")
         if value is False and left:
