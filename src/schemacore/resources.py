@@ -112,6 +112,8 @@ class Index:
         # Resource URI -> the $schema value in force there (absent: the default).
         self.declared_schema: dict[str, Any] = {}
         self.uses_dynamic_ref = False
+        # Documents that came from the caller's registry or loader, by URI.
+        self.loaded: list[tuple[str, Any]] = []
 
     # -- building -----------------------------------------------------------
 
@@ -172,25 +174,28 @@ class Index:
         """The resource at ``uri`` (no fragment), loading it from the registry if needed."""
         if uri in self.resources:
             return self.resources[uri]
-        document = self._retrieve(uri)
+        document, bundled = self._retrieve(uri)
         if document is _MISSING:
             raise LookupError(uri)
+        if not bundled:
+            self.loaded.append((uri, document))
         self.add_document(uri, document)
         return self.resources[uri]
 
-    def _retrieve(self, uri: str) -> Any:
+    def _retrieve(self, uri: str) -> tuple[Any, bool]:
+        """The document at ``uri`` and whether it is a bundled meta-schema."""
         for key in (uri, uri + "#"):
             if key in self._registry:
-                return self._registry[key]
+                return self._registry[key], False
         bundled = bundled_metaschemas()
         if uri in bundled:
-            return bundled[uri]
+            return bundled[uri], True
         if self._loader is not None:
             try:
-                return self._loader(uri)
+                return self._loader(uri), False
             except Exception as exc:  # the loader is the caller's code
                 raise SchemaError(f"the loader failed to retrieve {uri!r}: {exc}") from exc
-        return _MISSING
+        return _MISSING, False
 
     def resolve(self, reference_uri: str, location: str) -> Target:
         """Resolve an absolute URI with an optional fragment to its target node."""

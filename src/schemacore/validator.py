@@ -164,30 +164,43 @@ def _build(
     options: Options,
     check_schema: bool,
 ) -> Node:
+    if not isinstance(schema, (dict, bool)):
+        raise SchemaError(f"a schema must be an object or a boolean, not {type(schema).__name__}")
     index = Index(registry, loader, options.limits)
     compiler = Compiler(index, options)
     dialect: Dialect = DEFAULT_DIALECT
-    meta_uri = _METASCHEMA_URI
     if isinstance(schema, dict) and "$schema" in schema:
         dialect = compiler.dialect_for(schema["$schema"], "/$schema")
-        meta_uri = schema["$schema"]
-    elif not isinstance(schema, (dict, bool)):
-        raise SchemaError(f"a schema must be an object or a boolean, not {type(schema).__name__}")
     if check_schema:
-        if dialect is DEFAULT_DIALECT and split_fragment(meta_uri)[0] == _METASCHEMA_URI:
-            meta = _default_metaschema()
-        else:
-            meta = Validator(
-                {"$ref": meta_uri}, registry=registry, loader=loader, _check_schema=False
-            )
-        _check_against(meta, schema, "the schema")
+        _check_schema_document(schema, registry, loader, "the schema")
     base = ""
     if isinstance(schema, dict) and isinstance(schema.get("$id"), str):
         base = split_fragment(join("", schema["$id"]))[0]
     index.add_document(base, schema)
     node = compiler.node(schema, base, "", dialect, (), False, None)
     compiler.check_progress()
+    if check_schema:
+        # Documents pulled in through references are schemas too.
+        for uri, document in index.loaded:
+            _check_schema_document(document, registry, loader, f"the schema at {uri!r}")
     return node
+
+
+def _check_schema_document(
+    schema: Any,
+    registry: Mapping[str, Any] | None,
+    loader: Callable[[str], Any] | None,
+    what: str,
+) -> None:
+    """Validate one schema document against the meta-schema its $schema names."""
+    meta_uri = _METASCHEMA_URI
+    if isinstance(schema, dict) and isinstance(schema.get("$schema"), str):
+        meta_uri = split_fragment(schema["$schema"])[0]
+    if meta_uri == _METASCHEMA_URI:
+        meta = _default_metaschema()
+    else:
+        meta = Validator({"$ref": meta_uri}, registry=registry, loader=loader, _check_schema=False)
+    _check_against(meta, schema, what)
 
 
 def compile(

@@ -221,9 +221,11 @@ def compile_property_names(ctx: SchemaContext, value: Any) -> Keyword | None:
     return Keyword("propertyNames", "object", valid, errors, cost=55)
 
 
-def compile_dependent_schemas(ctx: SchemaContext, value: Any) -> Keyword | None:
-    mapping = _mapping(ctx, value, "dependentSchemas")
-    nodes = {name: ctx.inplace(sub, "dependentSchemas", name) for name, sub in mapping.items()}
+def compile_dependent_schemas(
+    ctx: SchemaContext, value: Any, keyword: str = "dependentSchemas"
+) -> Keyword | None:
+    mapping = _mapping(ctx, value, keyword)
+    nodes = {name: ctx.inplace(sub, keyword, name) for name, sub in mapping.items()}
     checks = tuple((name, call_valid(n)) for name, n in nodes.items() if not n.trivial)
     trackers = tuple((name, call_track(n)) for name, n in nodes.items())
     error_pairs = tuple((name, call_errors(n)) for name, n in nodes.items())
@@ -235,7 +237,7 @@ def compile_dependent_schemas(ctx: SchemaContext, value: Any) -> Keyword | None:
         return True
 
     def errors(x: Any, ipath: Path, kpath: Path) -> Iterator[ValidationError]:
-        here = (kpath, "dependentSchemas")
+        here = (kpath, keyword)
         for name, node_errors in error_pairs:
             if name in x:
                 yield from node_errors(x, ipath, (here, name))
@@ -249,9 +251,48 @@ def compile_dependent_schemas(ctx: SchemaContext, value: Any) -> Keyword | None:
 
     if not checks and not ctx.tracking:
         return None
-    return Keyword(
-        "dependentSchemas", "object", valid, errors, track if ctx.tracking else None, cost=70
-    )
+    return Keyword(keyword, "object", valid, errors, track if ctx.tracking else None, cost=70)
+
+
+def compile_dependencies(ctx: SchemaContext, value: Any) -> Keyword | None:
+    """Draft 7's ``dependencies``, still reserved by the 2020-12 meta-schema.
+
+    Schemas written for older drafts keep using it; ignoring it would silently
+    loosen them, so each entry acts as ``dependentRequired`` (an array of names) or
+    ``dependentSchemas`` (a schema), as it did.
+    """
+    mapping = _mapping(ctx, value, "dependencies")
+    names = {k: v for k, v in mapping.items() if isinstance(v, list)}
+    schemas = {k: v for k, v in mapping.items() if not isinstance(v, list)}
+    parts = []
+    if names:
+        from .validation import compile_dependent_required
+
+        parts.append(compile_dependent_required(ctx, names, "dependencies"))
+    if schemas:
+        parts.append(compile_dependent_schemas(ctx, schemas, "dependencies"))
+    kept = [part for part in parts if part is not None]
+    if not kept:
+        return None
+    if len(kept) == 1:
+        return kept[0]
+    first, second = kept
+
+    def valid(x: Any) -> bool:
+        return first.valid(x) and second.valid(x)
+
+    def errors(x: Any, ipath: Path, kpath: Path) -> Iterator[ValidationError]:
+        yield from first.errors(x, ipath, kpath)
+        yield from second.errors(x, ipath, kpath)
+
+    track = None
+    if second.track is not None:
+        second_track = second.track
+
+        def track(x: Any, acc: Evaluated) -> bool:
+            return first.valid(x) and second_track(x, acc)
+
+    return Keyword("dependencies", "object", valid, errors, track, cost=70)
 
 
 # -- array items -----------------------------------------------------------------
@@ -624,6 +665,7 @@ KEYWORDS: dict[str, Callable[[SchemaContext, Any], Keyword | None]] = {
     "additionalProperties": compile_additional_properties,
     "propertyNames": compile_property_names,
     "dependentSchemas": compile_dependent_schemas,
+    "dependencies": compile_dependencies,
     "prefixItems": compile_prefix_items,
     "items": compile_items,
     "contains": compile_contains,

@@ -287,17 +287,17 @@ def compile_required(ctx: SchemaContext, value: Any) -> Keyword | None:
     return Keyword("required", "object", valid, errors, cost=4)
 
 
-def compile_dependent_required(ctx: SchemaContext, value: Any) -> Keyword | None:
+def compile_dependent_required(
+    ctx: SchemaContext, value: Any, keyword: str = "dependentRequired"
+) -> Keyword | None:
     if not isinstance(value, dict):
-        raise ctx.schema_error("dependentRequired must be an object", "dependentRequired")
+        raise ctx.schema_error(f"{keyword} must be an object", keyword)
     rules = tuple(
-        (name, _names(ctx, needed, "dependentRequired", name))
-        for name, needed in value.items()
-        if needed
+        (name, _names(ctx, needed, keyword, name)) for name, needed in value.items() if needed
     )
     if not rules:
         return None
-    absolute = ctx.location("dependentRequired")
+    absolute = ctx.location(keyword)
 
     def valid(x: Any) -> bool:
         for name, needed in rules:
@@ -314,14 +314,14 @@ def compile_dependent_required(ctx: SchemaContext, value: Any) -> Keyword | None
                     if other not in x:
                         yield make_error(
                             f"{other!r} is required when {name!r} is present",
-                            "dependentRequired",
+                            keyword,
                             x,
                             ipath,
-                            ((kpath, "dependentRequired"), name),
+                            ((kpath, keyword), name),
                             absolute + "/" + name.replace("~", "~0").replace("/", "~1"),
                         )
 
-    return Keyword("dependentRequired", "object", valid, errors, cost=6)
+    return Keyword(keyword, "object", valid, errors, cost=6)
 
 
 def _ignored(ctx: SchemaContext, value: Any) -> None:
