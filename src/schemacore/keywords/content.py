@@ -1,33 +1,125 @@
 """Content vocabulary: ``contentEncoding``, ``contentMediaType``, ``contentSchema``.
 
-These are annotations in Draft 2020-12. Asserting them is opt-in
-(``content_assertion=True``); until schemacore decodes content itself, asking for
-that on a schema that uses them is refused rather than silently ignored.
+These are annotations in Draft 2020-12 unless ``content_assertion=True``. Then a
+string must decode with its ``contentEncoding`` (base64, base64url, base32, base16),
+the result must parse as its ``contentMediaType`` (``application/json`` and its
+``+json`` relatives), and the parsed document must match ``contentSchema``. Encodings
+and media types schemacore does not know stay annotations. The instance itself is
+never changed: decoding works on a copy.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import base64
+import binascii
+import json
+from collections.abc import Callable, Iterator
 from typing import Any
 
-from ..compiler import Keyword, SchemaContext
-from ..errors import UnsupportedCapability
+from ..compiler import Keyword, SchemaContext, make_error
+from ..errors import ValidationError
+from ..paths import Path
+from .core import call_errors, call_valid
 
 __all__ = ["KEYWORDS"]
 
 
-def _annotation(name: str) -> Callable[[SchemaContext, Any], Keyword | None]:
-    def compile_content(ctx: SchemaContext, value: Any) -> Keyword | None:
-        if ctx.options.content_assertion:
-            raise UnsupportedCapability(
-                f"{name} cannot be asserted yet: content assertion is not implemented",
-                location=ctx.pointer_to(name),
-            )
-        return None
+def _b64(text: str) -> bytes:
+    return base64.b64decode(text.encode("ascii"), validate=True)
 
-    return compile_content
+
+_URL_ALPHABET = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_="
+
+
+def _b64url(text: str) -> bytes:
+    data = text.encode("ascii")
+    if data.strip(_URL_ALPHABET):
+        raise ValueError("not base64url")
+    return base64.urlsafe_b64decode(data)
+
+
+DECODERS: dict[str, Callable[[str], bytes]] = {
+    "base64": _b64,
+    "base64url": _b64url,
+    "base32": lambda text: base64.b32decode(text.encode("ascii")),
+    "base16": lambda text: base64.b16decode(text.encode("ascii"), casefold=True),
+}
+
+
+def _is_json_media_type(media_type: str) -> bool:
+    essence = media_type.split(";", 1)[0].strip().lower()
+    return essence == "application/json" or (
+        essence.startswith("application/") and essence.endswith("+json")
+    )
+
+
+_UNPARSED = object()
+
+
+def compile_content(ctx: SchemaContext, value: Any) -> Keyword | None:
+    """Compiled once per schema object, by whichever content keyword comes first."""
+    if not ctx.options.content_assertion:
+        return None
+    schema = ctx.schema
+    owner = "contentEncoding" if "contentEncoding" in schema else "contentMediaType"
+    if owner not in schema or value is not schema[owner]:
+        return None  # another content keyword of this object compiles the group
+    encoding = schema.get("contentEncoding")
+    media_type = schema.get("contentMediaType")
+    decode = DECODERS.get(encoding.lower()) if isinstance(encoding, str) else None
+    is_json = isinstance(media_type, str) and _is_json_media_type(media_type)
+    child = None
+    if is_json and "contentSchema" in schema:
+        child = ctx.descend(schema["contentSchema"], "contentSchema")
+    if decode is None and not is_json:
+        return None
+    check = call_valid(child) if child is not None else None
+    child_errors = call_errors(child) if child is not None else None
+
+    def parse(x: str) -> tuple[str | None, Any]:
+        """(failing keyword, parsed document); the document is _UNPARSED when not JSON."""
+        data: str | bytes = x
+        if decode is not None:
+            try:
+                data = decode(x)
+            except (ValueError, binascii.Error, UnicodeEncodeError):
+                return "contentEncoding", _UNPARSED
+        if not is_json:
+            return None, _UNPARSED
+        try:
+            text = data.decode("utf-8") if isinstance(data, bytes) else data
+            return None, json.loads(text)
+        except (ValueError, UnicodeDecodeError, RecursionError):
+            return "contentMediaType", _UNPARSED
+
+    def valid(x: Any) -> bool:
+        failed, document = parse(x)
+        if failed is not None:
+            return False
+        return check is None or document is _UNPARSED or check(document)
+
+    def errors(x: Any, ipath: Path, kpath: Path) -> Iterator[ValidationError]:
+        failed, document = parse(x)
+        if failed is not None:
+            problem = (
+                f"the string is not valid {encoding}"
+                if failed == "contentEncoding"
+                else f"the content is not valid {media_type}"
+            )
+            yield make_error(problem, failed, x, ipath, (kpath, failed), ctx.location(failed))
+        elif child_errors is not None and document is not _UNPARSED:
+            yield from child_errors(document, ipath, (kpath, "contentSchema"))
+
+    return Keyword(owner, "string", valid, errors, cost=90)
+
+
+def _schema_only(ctx: SchemaContext, value: Any) -> None:
+    """``contentSchema`` is applied by the content keyword group it belongs to."""
+    return None
 
 
 KEYWORDS: dict[str, Callable[[SchemaContext, Any], Keyword | None]] = {
-    name: _annotation(name) for name in ("contentEncoding", "contentMediaType", "contentSchema")
+    "contentEncoding": compile_content,
+    "contentMediaType": compile_content,
+    "contentSchema": _schema_only,
 }
