@@ -1,0 +1,202 @@
+"""The ``schemacore`` command line.
+
+``schemacore validate SCHEMA INSTANCE...`` validates JSON files against a schema;
+``schemacore example`` validates the bundled example tool arguments.
+
+Exit status: 0 every instance is valid; 1 some instance is invalid; 2 usage error,
+unreadable or malformed JSON file, a schema that does not compile, or an instance
+whose evaluation could not be completed (a limit was hit). Results go to stdout,
+problems with the command itself to stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any, TextIO
+
+import schemacore
+
+from .errors import SchemaCoreError
+
+__all__ = ["main"]
+
+EXIT_VALID = 0
+EXIT_INVALID = 1
+EXIT_ERROR = 2
+
+STDIN = "-"
+STDIN_NAME = "<stdin>"
+
+
+class _InputError(Exception):
+    """A file could not be read or is not JSON; reported with exit status 2."""
+
+
+@dataclass(frozen=True)
+class _Document:
+    name: str
+    value: Any
+
+
+def _reject_constant(token: str) -> Any:
+    # Python's json module accepts NaN and Infinity, which are not JSON.
+    raise ValueError(f"{token} is not valid JSON")
+
+
+def _parse(name: str, text: str | bytes) -> _Document:
+    try:
+        return _Document(name, json.loads(text, parse_constant=_reject_constant))
+    except (ValueError, UnicodeDecodeError) as exc:
+        # JSONDecodeError is a ValueError.
+        raise _InputError(f"{name}: invalid JSON: {exc}") from exc
+
+
+def _load(name: str, stdin: TextIO) -> _Document:
+    if name == STDIN:
+        return _parse(STDIN_NAME, stdin.read())
+    try:
+        # Bytes let json detect UTF-8/16/32 as RFC 8259 allows.
+        data = Path(name).read_bytes()
+    except OSError as exc:
+        raise _InputError(f"cannot read {name}: {exc.strerror or exc}") from exc
+    return _parse(name, data)
+
+
+def _report(document: _Document, validator: schemacore.Validator, out: TextIO) -> bool:
+    """Print the errors of one instance (or that it is valid); return its validity."""
+    errors = list(validator.iter_errors(document.value))
+    if not errors:
+        print(f"{document.name}: valid", file=out)
+        return True
+    for error in errors:
+        where = error.instance_location or "(root)"
+        print(f"{document.name}: {where}: {error.message}", file=out)
+    return False
+
+
+def _compile(schema: Any, format_assertion: bool, err: TextIO) -> schemacore.Validator | None:
+    try:
+        return schemacore.compile(schema, format_assertion=format_assertion)
+    except SchemaCoreError as exc:
+        print(f"error: {exc.error_class}: {exc}", file=err)
+        return None
+
+
+def _run_validate(args: argparse.Namespace, stdin: TextIO, out: TextIO, err: TextIO) -> int:
+    names: list[str] = [args.schema, *args.instances]
+    if names.count(STDIN) > 1:
+        print("error: '-' (standard input) may be given only once", file=err)
+        return EXIT_ERROR
+
+    documents: list[_Document] = []
+    failed = False
+    for name in names:
+        try:
+            documents.append(_load(name, stdin))
+        except _InputError as exc:
+            print(f"error: {exc}", file=err)
+            failed = True
+    if failed:
+        return EXIT_ERROR
+
+    schema, *instances = documents
+    validator = _compile(schema.value, args.format_assertion, err)
+    if validator is None:
+        return EXIT_ERROR
+
+    status = EXIT_VALID
+    for instance in instances:
+        try:
+            if not _report(instance, validator, out):
+                status = max(status, EXIT_INVALID)
+        except SchemaCoreError as exc:
+            # Not a verdict: the instance could not be evaluated (e.g. a limit).
+            print(f"error: {instance.name}: {exc.error_class}: {exc}", file=err)
+            status = EXIT_ERROR
+    return status
+
+
+_EXAMPLE_PACKAGE = "schemacore"
+_EXAMPLE_FOLDER = "examples"
+_EXAMPLE_SCHEMA = "tool_args.schema.json"
+
+
+def _example_document(name: str) -> _Document:
+    resource = resources.files(_EXAMPLE_PACKAGE).joinpath(_EXAMPLE_FOLDER, name)
+    return _parse(name, resource.read_bytes())
+
+
+def _run_example(out: TextIO, err: TextIO) -> int:
+    schema = _example_document(_EXAMPLE_SCHEMA)
+    title = schema.value.get("title", "") if isinstance(schema.value, dict) else ""
+    print(f"schema: {_EXAMPLE_SCHEMA}" + (f" ({title})" if title else ""), file=out)
+    validator = _compile(schema.value, False, err)
+    if validator is None:
+        return EXIT_ERROR
+
+    valid_ok = _report(_example_document("valid.json"), validator, out)
+    invalid_ok = not _report(_example_document("invalid.json"), validator, out)
+    if valid_ok and invalid_ok:
+        print("example: results as expected", file=out)
+        return EXIT_VALID
+    if not valid_ok:
+        print("error: valid.json was rejected", file=err)
+    if not invalid_ok:
+        print("error: invalid.json was accepted", file=err)
+    return EXIT_INVALID
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="schemacore",
+        description="Validate JSON documents against a JSON Schema (Draft 2020-12).",
+        epilog="exit status: 0 all valid, 1 some invalid, 2 usage, input or schema error",
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {schemacore.__version__}")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    validate = commands.add_parser(
+        "validate",
+        help="validate JSON instance files against a schema file",
+        description="Validate JSON instance files against a schema file. "
+        "Nothing is fetched: the schema must be self-contained.",
+    )
+    validate.add_argument("schema", metavar="SCHEMA", help="schema file ('-' for stdin)")
+    validate.add_argument(
+        "instances", metavar="INSTANCE", nargs="+", help="instance file ('-' for stdin, once)"
+    )
+    validate.add_argument(
+        "--format-assertion",
+        action="store_true",
+        help="treat 'format' as an assertion rather than an annotation",
+    )
+
+    commands.add_parser(
+        "example",
+        help="validate the bundled example tool arguments",
+        description="Validate the bundled create_calendar_event example: "
+        "valid.json must pass and invalid.json must fail.",
+    )
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line with ``argv`` (default ``sys.argv[1:]``); return the
+    exit status instead of exiting, so it can be called from tests and scripts."""
+    parser = _parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:
+        # argparse exits on --help/--version (0) and on usage errors (2).
+        if exc.code is None:
+            return EXIT_VALID
+        return exc.code if isinstance(exc.code, int) else EXIT_ERROR
+    if args.command == "example":
+        return _run_example(sys.stdout, sys.stderr)
+    return _run_validate(args, sys.stdin, sys.stdout, sys.stderr)

@@ -1,0 +1,118 @@
+"""Print conformance figures for the JSON-Schema-Test-Suite, per section.
+
+Usage: ``python tests/suite/report.py [--all]``
+
+Runs every case (the optional sections too, regardless of
+``SCHEMACORE_SUITE_OPTIONAL``) through the same checks as ``test_suite.py`` and prints
+one line per section, then the failing case ids. Cases listed in
+``expectations.SKIP`` are not run and are counted separately; failures listed in
+``expectations.XFAIL`` are still failures here, only tagged. Exit status 1 if any
+required case fails, 2 if the suite cannot be found, else 0.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+if __package__ in (None, ""):
+    # Run as a script: make the repository root importable for ``tests.suite``.
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from tests.suite.cases import (
+    SECTIONS,
+    SuiteCase,
+    ValidatorCache,
+    check_case,
+    expectation_for,
+    load_cases,
+)
+from tests.suite.locate import (
+    SuiteUnavailable,
+    load_registry,
+    locate_suite,
+    pinned_commit,
+)
+
+_LABELS = {
+    "required": "draft2020-12 required",
+    "optional": "optional",
+    "optional/format": "optional/format",
+}
+_NOTES = {
+    "required": " (is_valid, iter_errors and validate agree)",
+    "optional": "",
+    "optional/format": " (format_assertion=True)",
+}
+_SHOWN_PER_SECTION = 25
+
+
+def _run(case: SuiteCase, validators: ValidatorCache) -> str | None:
+    """``None`` if the case passes, else a one-line reason."""
+    try:
+        problems = check_case(validators.get(case), case)
+    except Exception as exc:  # a crash is a failure of that case, not of the report
+        return f"raised {type(exc).__name__}: {exc}"
+    return "; ".join(problems) or None
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--all", action="store_true", help="list every failure, not the first 25")
+    args = parser.parse_args(argv)
+
+    try:
+        suite = locate_suite()
+    except SuiteUnavailable as exc:
+        print(f"error: JSON-Schema-Test-Suite unavailable: {exc}", file=sys.stderr)
+        return 2
+    pin = pinned_commit()
+    print(f"JSON-Schema-Test-Suite: {suite.describe()}")
+    if suite.commit not in (None, pin):
+        print(f"warning: this is not the pinned commit {pin}")
+
+    cases = load_cases(suite.path)
+    validators = ValidatorCache(load_registry(suite.path))
+    failures: dict[str, list[tuple[str, str]]] = {section: [] for section in SECTIONS}
+    totals = dict.fromkeys(SECTIONS, 0)
+    passed = dict.fromkeys(SECTIONS, 0)
+    skipped = dict.fromkeys(SECTIONS, 0)
+
+    for case in cases:
+        totals[case.section] += 1
+        expectation = expectation_for(case)
+        if expectation is not None and expectation[0] == "skip":
+            skipped[case.section] += 1
+            continue
+        reason = _run(case, validators)
+        if reason is None:
+            passed[case.section] += 1
+            continue
+        if expectation is not None:
+            reason = f"[listed XFAIL: {expectation[1]}] {reason}"
+        failures[case.section].append((case.id, reason))
+
+    for section in SECTIONS:
+        line = f"{_LABELS[section]}: {passed[section]}/{totals[section]} passed{_NOTES[section]}"
+        if skipped[section]:
+            line += f", {skipped[section]} skipped (expectations.SKIP)"
+        print(line)
+
+    for section in SECTIONS:
+        listed = failures[section]
+        if not listed:
+            continue
+        print(f"\nfailures, {_LABELS[section]} ({len(listed)}):")
+        shown = listed if args.all else listed[:_SHOWN_PER_SECTION]
+        for case_id, reason in shown:
+            print(f"  {case_id}\n      {reason}")
+        if len(shown) < len(listed):
+            print(f"  ... and {len(listed) - len(shown)} more (--all lists them)")
+
+    return 1 if failures["required"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
