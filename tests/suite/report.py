@@ -18,8 +18,11 @@ from collections.abc import Sequence
 from pathlib import Path
 
 if __package__ in (None, ""):
-    # Run as a script: make the repository root importable for ``tests.suite``.
-    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+    # Run as a script: make the repository root importable for ``tests.suite``,
+    # and the source tree for ``schemacore`` when it is not installed.
+    _root = Path(__file__).resolve().parents[2]
+    sys.path.insert(0, str(_root))
+    sys.path.insert(1, str(_root / "src"))
 
 from tests.suite.cases import (
     SECTIONS,
