@@ -81,8 +81,13 @@ def compile_properties(ctx: SchemaContext, value: Any) -> Keyword | None:
                 yield from child_errors(x[key], (ipath, key), (here, key))
 
     def track(x: Any, acc: Evaluated) -> bool:
+        # Mark first, so that the error path sees these names as evaluated even
+        # when one of them fails; then the loop of valid(), inlined to save a frame.
         acc.props.update(names.intersection(x))
-        return valid(x)
+        for key, check in pairs:
+            if key in x and not check(x[key]):
+                return False
+        return True
 
     if not pairs and not ctx.tracking:
         return None

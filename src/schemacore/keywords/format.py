@@ -14,6 +14,7 @@ from typing import Any
 
 from ..compiler import Keyword, SchemaContext, assertion
 from ..errors import UnsupportedCapability
+from ..formats import CHECKERS as _BUILTIN_CHECKERS
 
 __all__ = ["CHECKERS", "SPECIFIED_FORMATS", "compile_format"]
 
@@ -26,8 +27,9 @@ SPECIFIED_FORMATS = frozenset(
     }
 )  # fmt: skip
 
-# Built-in checkers, by format name.
-CHECKERS: dict[str, Callable[[str], bool]] = {}
+# Built-in checkers, by format name (schemacore.formats). A copy, so that entries
+# changed here do not leak into the formats package.
+CHECKERS: dict[str, Callable[[str], bool]] = dict(_BUILTIN_CHECKERS)
 
 
 def compile_format(ctx: SchemaContext, value: Any) -> Keyword | None:
