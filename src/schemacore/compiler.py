@@ -21,13 +21,13 @@ dynamic reference becomes a static call on a node specialised for that scope.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from .dialect import DEFAULT_DIALECT, OTHER_DRAFTS, VOCAB, Dialect, is_2020_12, normalise
 from .errors import ExecutionFailure, SchemaError, UnsupportedCapability, ValidationError
+from .guard import CallState, non_json
 from .limits import Limits
 from .paths import Path, to_pointer
 from .pointer import format_pointer
@@ -186,19 +186,14 @@ def canonical_type(x: Any) -> type:
             return kind
     if x is None:
         return _NONE
-    raise ExecutionFailure(
-        f"the instance contains a {type(x).__name__}, which is not a JSON value "
-        "(expected dict, list, str, int, float, bool or None)",
-        limit="json_data_model",
-    )
+    raise non_json(x)
 
 
-def _check_finite(x: float) -> None:
-    if not math.isfinite(x):
-        raise ExecutionFailure(
-            f"the instance contains the float {x!r}, which JSON cannot represent",
-            limit="json_data_model",
-        )
+def finite(x: float) -> bool:
+    """A check on every float a schema looks at: NaN and infinities are not JSON."""
+    if x - x == 0.0:
+        return True
+    raise non_json(x)
 
 
 def type_matches(types: frozenset[str], x: Any) -> bool:
@@ -328,6 +323,9 @@ class Compiler:
         self._edges: dict[tuple[Any, ...], list[tuple[Any, ...]]] = {}
         self._where: dict[tuple[Any, ...], str] = {}
         self._dialects: dict[str, Dialect] = {}
+        self.references = 0
+        # Shared by every closure of this validator; see guard.CallState.
+        self.state = CallState()
 
     # -- dialects -----------------------------------------------------------
 
@@ -451,6 +449,17 @@ class Compiler:
             build_node(node, context)
         node.ready = True
         return node
+
+    def count_reference(self, location: str) -> None:
+        limit = self.options.limits.max_references
+        self.references += 1
+        if self.references > limit:
+            raise ExecutionFailure(
+                f"the schema needs more than max_references={limit} compiled references",
+                location=location,
+                limit="max_references",
+                value=limit,
+            )
 
     def _enter(
         self, scope: tuple[tuple[str, str], ...], resource: str

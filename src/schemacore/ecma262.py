@@ -96,6 +96,17 @@ class _Translator:
         self.groups = 0
         self.backrefs: list[int] = []
         self.named_refs: list[str] = []
+        # What can make a backtracking match slow: a quantified group, two or more
+        # unbounded quantifiers, back references.
+        self.quantified_groups = 0
+        self.unbounded = 0
+        self.last_was_group = False
+
+    @property
+    def risky(self) -> bool:
+        return bool(
+            self.quantified_groups or self.unbounded > 1 or self.backrefs or self.named_refs
+        )
 
     def error(self, message: str) -> PatternError:
         return PatternError(f"invalid ECMA-262 regular expression {self.src!r}: {message}")
@@ -109,6 +120,7 @@ class _Translator:
         after_atom = False  # whether a quantifier may follow
         while self.pos < len(src):
             c = src[self.pos]
+            closing = c == ")"
             if c == "\\":
                 after_atom = self.escape()
             elif c == "[":
@@ -124,6 +136,8 @@ class _Translator:
             elif c in "*+?":
                 if not after_atom:
                     raise self.error(f"nothing to repeat at position {self.pos}")
+                self.quantified_groups += self.last_was_group
+                self.unbounded += c != "?"
                 self.out.append(c)
                 self.pos += 1
                 self.lazy_suffix()
@@ -134,6 +148,8 @@ class _Translator:
                     raise self.error(f"lone '{{' at position {self.pos}")
                 if not after_atom:
                     raise self.error(f"nothing to repeat at position {self.pos}")
+                self.quantified_groups += self.last_was_group
+                self.unbounded += src[end - 2] == ","
                 self.out.append(src[self.pos : end])
                 self.pos = end
                 self.lazy_suffix()
@@ -160,6 +176,7 @@ class _Translator:
                 self.out.append(regex.escape(c))
                 self.pos += 1
                 after_atom = True
+            self.last_was_group = closing
         for number in self.backrefs:
             if number > self.groups:
                 raise self.error(f"back reference \\{number} names no group")
@@ -382,8 +399,10 @@ class _Translator:
         self.out.append(("[^" if negated else "[") + "".join(parts) + "]")
 
 
-_CACHE: dict[str, Any] = {}
-_NEVER = float("inf")
+_CACHE: dict[str, tuple[Any, bool]] = {}
+# Below this length a pattern without risky constructs cannot take long enough to be
+# worth the cost of arming the timer (several times the cost of a short match).
+_SHORT = 256
 
 
 def translate(pattern: str) -> str:
@@ -391,35 +410,54 @@ def translate(pattern: str) -> str:
     return _Translator(pattern).translate()
 
 
-def _compiled(pattern: str) -> Any:
-    compiled = _CACHE.get(pattern)
-    if compiled is None:
-        text = translate(pattern)
+def _compiled(pattern: str) -> tuple[Any, bool]:
+    entry = _CACHE.get(pattern)
+    if entry is None:
+        translator = _Translator(pattern)
+        text = translator.translate()
         try:
             compiled = regex.compile(text)
         except (regex.error, ValueError, OverflowError, RecursionError) as exc:
             raise PatternError(f"invalid regular expression {pattern!r}: {exc}") from None
-        _CACHE[pattern] = compiled
-    return compiled
+        entry = (compiled, translator.risky)
+        _CACHE[pattern] = entry
+    return entry
 
 
-def compile_pattern(pattern: str, timeout: float | None = None) -> Callable[[str], Any]:
+def compile_pattern(
+    pattern: str, timeout: float | None = None, max_input: int | None = None
+) -> Callable[[str], Any]:
     """Return a ``search`` function for ``pattern``: truthy when it matches anywhere.
 
-    With ``timeout`` (seconds), a match that runs longer raises ExecutionFailure.
+    With ``timeout`` (seconds), a match that runs longer raises ExecutionFailure; it
+    is armed for every match of a pattern with nested or repeated unbounded
+    quantifiers or back references, and for long inputs otherwise. With
+    ``max_input``, a longer string raises ExecutionFailure before any matching.
     """
-    search = _compiled(pattern).search
-    if timeout is None:
+    compiled, risky = _compiled(pattern)
+    search = compiled.search
+    if timeout is None and max_input is None:
         return search  # type: ignore[no-any-return]
+    longest = max_input if max_input is not None else float("inf")
+    armed_from = 0 if risky else _SHORT
 
-    def timed_search(text: str) -> Any:
+    def guarded_search(text: str) -> Any:
+        size = len(text)
+        if size > longest:
+            raise ExecutionFailure(
+                f"a string of {size} characters is longer than max_pattern_input={max_input}",
+                limit="max_pattern_input",
+                value=max_input,
+            )
+        if timeout is None or size < armed_from:
+            return search(text)
         try:
             return search(text, timeout=timeout)
         except TimeoutError:
             raise ExecutionFailure(
-                f"the pattern {pattern!r} ran longer than its time limit of {timeout} s",
+                f"the pattern {pattern!r} ran longer than regex_timeout={timeout} s",
                 limit="regex_timeout",
                 value=timeout,
             ) from None
 
-    return timed_search
+    return guarded_search

@@ -1,30 +1,66 @@
-"""Resource limits that keep hostile schemas and instances from exhausting a process."""
+"""Resource limits that keep hostile schemas and instances from exhausting a process.
+
+Every limit fails closed: exceeding one raises :class:`schemacore.ExecutionFailure`
+naming the limit (``.limit``), its value (``.value``) and where it was hit
+(``.location``). It is never reported as a plain mismatch, so it cannot turn into
+``False``, nor into a failed branch inside ``anyOf``/``oneOf``/``not``.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import math
+from dataclasses import dataclass, fields
 
-__all__ = ["DEFAULT_LIMITS", "Limits"]
+__all__ = ["Limits"]
 
 
 @dataclass(frozen=True, slots=True)
 class Limits:
     """Bounds applied while compiling a schema and validating an instance.
 
-    Exceeding any of them raises :class:`schemacore.ExecutionFailure` naming the
-    limit; it is never reported as a plain validation failure.
+    The defaults are meant for untrusted schemas and instances.
 
-    Attributes:
-        max_schema_depth: deepest nesting of subschemas inside a schema document.
-        max_subschemas: most subschemas compiled for one validator (references and
-            dynamic-scope specialisations included).
-        max_instance_depth: deepest nesting of arrays/objects the validator descends
-            into while validating one instance.
+    Schema (checked by ``compile``):
+        max_schema_depth: deepest nesting of subschemas in one schema document.
+        max_subschemas: most schema objects compiled for one validator, counting
+            each specialisation of a schema reached through a different dynamic scope.
+        max_references: most ``$ref``/``$dynamicRef`` keywords compiled.
+
+    Instance (checked while validating):
+        max_instance_depth: how many recursive references may be nested while
+            validating one instance. Only a recursive schema can descend without
+            bound (anything else descends at most as deep as the schema itself), so
+            this bounds the depth of instance the validator walks into.
+        max_instance_nodes: when set, the instance is walked once before validation
+            and refused if it has more values than this, or is nested deeper than
+            ``max_instance_depth``, or holds anything outside the JSON data model
+            anywhere. Off (None) by default: the walk costs about as much as
+            validating a simple schema. Without it, values outside the JSON data
+            model are refused where the validation reaches them.
+        max_pattern_input: longest string ``pattern`` and ``patternProperties`` will
+            run a regular expression on.
+        regex_timeout: seconds one regular-expression match may take.
+        time_budget: seconds one validation call may take; None (the default) for no
+            budget. Checked at every schema node, so it costs time when set.
     """
 
-    max_schema_depth: int = 256
-    max_subschemas: int = 100_000
+    max_schema_depth: int = 64
+    max_subschemas: int = 50_000
+    max_references: int = 10_000
     max_instance_depth: int = 256
+    max_instance_nodes: int | None = None
+    max_pattern_input: int = 100_000
+    regex_timeout: float = 0.5
+    time_budget: float | None = None
 
-
-DEFAULT_LIMITS = Limits()
+    def __post_init__(self) -> None:
+        for field in fields(self):
+            value = getattr(self, field.name)
+            if value is None and field.name in ("max_instance_nodes", "time_budget"):
+                continue
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                raise TypeError(f"Limits.{field.name} must be a number, not {value!r}")
+            if field.type in ("int", "int | None") and not isinstance(value, int):
+                raise TypeError(f"Limits.{field.name} must be an integer, not {value!r}")
+            if not math.isfinite(value) or value <= 0:
+                raise ValueError(f"Limits.{field.name} must be positive and finite, not {value!r}")

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
+from time import monotonic
 from typing import Any, NoReturn
 
 from .compiler import Compiler, Node, Options
 from .dialect import DEFAULT_DIALECT, Dialect
 from .errors import ExecutionFailure, SchemaError, ValidationError
+from .guard import CallState, scan_instance
 from .limits import Limits
 from .resources import Index, bundled_metaschemas
 from .uri import join, split_fragment
@@ -31,9 +33,10 @@ class Validator:
     carries the schema and options and compiles it again on load.
     """
 
-    __slots__ = ("_loader", "_node", "_options", "_registry", "_schema")
+    __slots__ = ("_loader", "_node", "_options", "_registry", "_schema", "_state")
 
     _node: Node
+    _state: CallState
     _options: Options
     _registry: Mapping[str, Any] | None
     _loader: Callable[[str], Any] | None
@@ -55,9 +58,10 @@ class Validator:
             content_assertion=bool(content_assertion),
             limits=limits if limits is not None else Limits(),
         )
-        node = _build(schema, registry, loader, options, _check_schema)
+        node, state = _build(schema, registry, loader, options, _check_schema)
         set_attr = object.__setattr__
         set_attr(self, "_node", node)
+        set_attr(self, "_state", state)
         set_attr(self, "_options", options)
         set_attr(self, "_registry", registry)
         set_attr(self, "_loader", loader)
@@ -77,19 +81,38 @@ class Validator:
     def is_valid(self, instance: Any) -> bool:
         """Whether ``instance`` is valid. Builds no error objects.
 
-        Raises ExecutionFailure (never returns False) when evaluation cannot finish.
+        Raises ExecutionFailure (never returns False) when evaluation cannot finish:
+        a limit was exceeded, or a value outside the JSON data model was reached.
         """
+        state = self._start(instance)
         try:
             return self._node.valid(instance)
         except RecursionError:
             _too_deep("the instance")
+        finally:
+            state.depth = 0
 
     def iter_errors(self, instance: Any) -> Iterator[ValidationError]:
-        """Yield every way in which ``instance`` fails the schema (none if valid)."""
+        """Yield every way in which ``instance`` fails the schema (none if valid).
+
+        Raises ExecutionFailure, like ``is_valid``, when evaluation cannot finish.
+        """
+        self._start(instance)
         try:
             yield from self._node.errors(instance, None, None)
         except RecursionError:
             _too_deep("the instance")
+
+    def _start(self, instance: Any) -> CallState:
+        """Reset this thread's bookkeeping and run the optional instance walk."""
+        limits = self._options.limits
+        state = self._state
+        state.depth = 0
+        if limits.time_budget is not None:
+            state.deadline = monotonic() + limits.time_budget
+        if limits.max_instance_nodes is not None:
+            scan_instance(instance, limits)
+        return state
 
     def validate(self, instance: Any) -> None:
         """Raise the first :class:`ValidationError` of ``instance``, if any."""
@@ -163,7 +186,24 @@ def _build(
     loader: Callable[[str], Any] | None,
     options: Options,
     check_schema: bool,
-) -> Node:
+) -> tuple[Node, CallState]:
+    try:
+        return _compile_document(schema, registry, loader, options, check_schema)
+    except RecursionError:
+        raise ExecutionFailure(
+            "the schema is nested or chained too deeply to compile within Python's "
+            "recursion limit (lower Limits.max_schema_depth, or simplify its references)",
+            limit="recursion",
+        ) from None
+
+
+def _compile_document(
+    schema: Any,
+    registry: Mapping[str, Any] | None,
+    loader: Callable[[str], Any] | None,
+    options: Options,
+    check_schema: bool,
+) -> tuple[Node, CallState]:
     if not isinstance(schema, (dict, bool)):
         raise SchemaError(f"a schema must be an object or a boolean, not {type(schema).__name__}")
     index = Index(registry, loader, options.limits)
@@ -183,7 +223,7 @@ def _build(
         # Documents pulled in through references are schemas too.
         for uri, document in index.loaded:
             _check_schema_document(document, registry, loader, f"the schema at {uri!r}")
-    return node
+    return node, compiler.state
 
 
 def _check_schema_document(

@@ -11,6 +11,7 @@ and builds the node's three closures.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from time import monotonic
 from typing import Any
 
 from ..compiler import (
@@ -22,9 +23,10 @@ from ..compiler import (
     SchemaContext,
     canonical_type,
     describe_types,
+    finite,
     make_error,
 )
-from ..errors import ValidationError
+from ..errors import ExecutionFailure, ValidationError
 from ..jsonvalue import type_name
 from ..paths import Path
 from . import applicator, content, core, format, unevaluated, validation
@@ -52,6 +54,9 @@ VOCABULARY_OF: dict[str, str] = {
     "then": "applicator",
     "else": "applicator",
 }
+
+
+_REFERENCES = ("$ref", "$dynamicRef")
 
 
 def _always_true(x: Any) -> bool:
@@ -88,9 +93,56 @@ def build_node(node: Node, ctx: SchemaContext) -> None:
         if keyword is not None:
             keywords.append(keyword)
     keywords.sort(key=lambda k: k.cost)
-    if types is not None:
+    if types is not None and "integer" in types and "number" not in types:
         keywords.insert(0, _integer_check(ctx, types))
+    if keywords or types is not None:
+        keywords.insert(0, _FINITE)
     _fuse(node, ctx, keywords, types)
+    limits = ctx.options.limits
+    if limits.time_budget is not None:
+        _add_deadline(node, ctx)
+
+
+def _finite_errors(x: Any, ipath: Path, kpath: Path) -> Iterator[ValidationError]:
+    finite(x)
+    return iter(())
+
+
+# Every float a schema constrains is checked first: NaN and infinities are not JSON
+# and would otherwise slip through comparisons that are all False.
+_FINITE = Keyword("finite", "float", finite, _finite_errors, cost=0)
+
+
+def _add_deadline(node: Node, ctx: SchemaContext) -> None:
+    """Wrap the node so that each entry checks the call's deadline."""
+    state = ctx.compiler.state
+    budget = ctx.options.limits.time_budget
+    inner_valid, inner_errors, inner_track = node.valid, node.errors, node.track
+
+    def expired() -> ExecutionFailure:
+        return ExecutionFailure(
+            f"validation took longer than time_budget={budget} s",
+            location=ctx.pointer,
+            limit="time_budget",
+            value=budget,
+        )
+
+    def valid(x: Any) -> bool:
+        if monotonic() > state.deadline:
+            raise expired()
+        return inner_valid(x)
+
+    def errors(x: Any, ipath: Path, kpath: Path) -> Iterator[ValidationError]:
+        if monotonic() > state.deadline:
+            raise expired()
+        return inner_errors(x, ipath, kpath)
+
+    def track(x: Any, acc: Evaluated) -> bool:
+        if monotonic() > state.deadline:
+            raise expired()
+        return inner_track(x, acc)
+
+    node.valid, node.errors, node.track = valid, errors, track
 
 
 def _integer_check(ctx: SchemaContext, types: frozenset[str]) -> Keyword:
@@ -130,7 +182,7 @@ def _fuse(
             for k in plain
             if k.applies_to is None
             or k.applies_to == json_type
-            or (k.applies_to == "float" and py_type is float and "number" not in types)  # type: ignore[operator]
+            or (k.applies_to == "float" and py_type is float)
         )
         errors_table[py_type] = (type_ok, applicable if type_ok else _untyped(applicable))
         if not type_ok:
@@ -144,16 +196,18 @@ def _fuse(
             uneval = tuple(k.track for k in given if k.applies_to == json_type and k.track)
             track_table[py_type] = (checks, trackers + uneval)
 
-    if types is None and not keywords:
+    if types is None and all(k is _FINITE for k in keywords):
         node.trivial = True
         node.valid = _always_true
         node.errors = _no_errors
         node.track = _track_nothing
         return
-    if types is None and len(keywords) == 1 and keywords[0].applies_to is None and not given:
+    rest = [k for k in keywords if k is not _FINITE]
+    if types is None and len(rest) == 1 and rest[0].name in _REFERENCES and not given:
         # A lone keyword that applies to every type (typically {"$ref": ...}) is the
-        # node: no dispatch, and one Python frame less per level of recursion.
-        only = keywords[0]
+        # node: no dispatch, and one Python frame less per level of recursion. Its
+        # target checks floats itself.
+        only = rest[0]
         node.valid = only.valid
         node.errors = only.errors
         node.track = (

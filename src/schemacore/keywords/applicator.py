@@ -16,6 +16,7 @@ from typing import Any
 from ..compiler import Evaluated, Keyword, Node, SchemaContext, make_error
 from ..ecma262 import PatternError, compile_pattern
 from ..errors import ValidationError
+from ..guard import non_string_key
 from ..paths import Path
 from .core import call_errors, call_track, call_valid
 
@@ -27,12 +28,19 @@ ValidFn = Callable[[Any], bool]
 def pattern_searches(ctx: SchemaContext, patterns: Any, keyword: str) -> list[Any]:
     """Compile the regular expressions that are the keys of ``patternProperties``."""
     out = []
+    limits = ctx.options.limits
     for pattern in patterns:
         try:
-            out.append(compile_pattern(pattern))
+            out.append(compile_pattern(pattern, limits.regex_timeout, limits.max_pattern_input))
         except PatternError as exc:
             raise ctx.schema_error(str(exc), keyword, pattern) from None
     return out
+
+
+def string_key(key: Any) -> None:
+    """Raise for a key that is not a string (str subclasses are fine)."""
+    if not isinstance(key, str):
+        raise non_string_key(key)
 
 
 def _mapping(ctx: SchemaContext, value: Any, keyword: str) -> dict[str, Any]:
@@ -102,6 +110,8 @@ def compile_pattern_properties(ctx: SchemaContext, value: Any) -> Keyword | None
 
     def valid(x: Any) -> bool:
         for key, member in x.items():
+            if type(key) is not str:
+                string_key(key)
             for search, check in checks:
                 if search(key) and not check(member):
                     return False
@@ -148,6 +158,8 @@ def compile_additional_properties(ctx: SchemaContext, value: Any) -> Keyword | N
         for key in x:
             if key in known:
                 continue
+            if type(key) is not str:
+                string_key(key)
             for search in searches:
                 if search(key):
                     break
@@ -157,7 +169,12 @@ def compile_additional_properties(ctx: SchemaContext, value: Any) -> Keyword | N
     if forbidden and not searches:
 
         def valid(x: Any) -> bool:
-            return known.issuperset(x)
+            if known.issuperset(x):
+                return True
+            for key in x:
+                if type(key) is not str:
+                    string_key(key)
+            return False
 
     elif forbidden:
 
@@ -213,6 +230,8 @@ def compile_property_names(ctx: SchemaContext, value: Any) -> Keyword | None:
 
     def valid(x: Any) -> bool:
         for key in x:
+            if type(key) is not str:
+                string_key(key)
             if not check(key):
                 return False
         return True

@@ -14,7 +14,8 @@ from typing import Any
 
 from ..compiler import Evaluated, Keyword, Node, SchemaContext, make_error
 from ..errors import ValidationError
-from ..paths import Path
+from ..guard import too_deep
+from ..paths import Path, to_pointer
 from ..resources import Target
 
 __all__ = ["call_errors", "call_track", "call_valid", "compile_boolean", "compile_ref"]
@@ -90,16 +91,66 @@ def call_errors(node: Node) -> Callable[[Any, Path, Path], Iterator[ValidationEr
 
 
 def _reference(ctx: SchemaContext, name: str, target: Target) -> Keyword:
+    ctx.compiler.count_reference(ctx.pointer_to(name))
     node = ctx.reference(target)
-    valid = call_valid(node)
-    node_errors = call_errors(node)
+    if node.ready:
+        valid = node.valid
+        node_errors = node.errors
+        track = node.track
+    else:
+        # The target is still being compiled: this reference closes a cycle, the only
+        # way validation can recurse without bound, so it counts the depth here.
+        valid, node_errors, track = _recursive(ctx, name, node)
 
     def errors(x: Any, ipath: Path, kpath: Path) -> Iterator[ValidationError]:
         return node_errors(x, ipath, (kpath, name))
 
-    return Keyword(
-        name, None, valid, errors, track=call_track(node) if ctx.tracking else None, cost=50
-    )
+    return Keyword(name, None, valid, errors, track=track if ctx.tracking else None, cost=50)
+
+
+def _recursive(
+    ctx: SchemaContext, name: str, node: Node
+) -> tuple[
+    Callable[[Any], bool],
+    Callable[[Any, Path, Path], Iterator[ValidationError]],
+    Callable[[Any, Evaluated], bool],
+]:
+    state = ctx.compiler.state
+    limit = ctx.options.limits.max_instance_depth
+    where = ctx.location(name)
+
+    def valid(x: Any) -> bool:
+        depth = state.depth + 1
+        if depth > limit:
+            raise too_deep(limit, where)
+        state.depth = depth
+        try:
+            return node.valid(x)
+        finally:
+            state.depth = depth - 1
+
+    def track(x: Any, acc: Evaluated) -> bool:
+        depth = state.depth + 1
+        if depth > limit:
+            raise too_deep(limit, where)
+        state.depth = depth
+        try:
+            return node.track(x, acc)
+        finally:
+            state.depth = depth - 1
+
+    def errors(x: Any, ipath: Path, kpath: Path) -> Iterator[ValidationError]:
+        # Generators interleave with their consumer, so the error path measures
+        # the depth of its own instance path instead of the shared counter.
+        depth, link = 0, ipath
+        while link is not None:
+            depth += 1
+            if depth > limit:
+                raise too_deep(limit, to_pointer(ipath))
+            link = link[0]
+        return node.errors(x, ipath, kpath)
+
+    return valid, errors, track
 
 
 def compile_ref(ctx: SchemaContext, value: Any) -> Keyword:

@@ -206,7 +206,8 @@ def compile_pattern_keyword(ctx: SchemaContext, value: Any) -> Keyword:
     if not isinstance(value, str):
         raise ctx.schema_error("pattern must be a string", "pattern")
     try:
-        search = compile_pattern(value)
+        limits = ctx.options.limits
+        search = compile_pattern(value, limits.regex_timeout, limits.max_pattern_input)
     except PatternError as exc:
         raise ctx.schema_error(str(exc), "pattern") from None
 

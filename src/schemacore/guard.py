@@ -1,0 +1,125 @@
+"""Per-call bookkeeping for the instance limits, and the optional instance walk.
+
+A compiled validator is shared between threads, so what one validation call counts
+(recursion depth, its deadline) lives in a thread-local :class:`CallState` that the
+validator resets at the start of each call. Only recursive references and, when a
+time budget is set, schema nodes touch it: the common path pays nothing.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+from typing import Any
+
+from .errors import ExecutionFailure
+from .limits import Limits
+from .paths import Path, to_pointer
+
+__all__ = ["CallState", "check_json_value", "non_json", "scan_instance"]
+
+
+class CallState(threading.local):
+    """What one validation call on this thread has used so far."""
+
+    depth = 0
+    deadline = math.inf
+
+
+def non_json(value: Any, path: Path = None) -> ExecutionFailure:
+    """The error for a value outside the JSON data model."""
+    if isinstance(value, float):
+        what = f"the float {value!r}, which JSON cannot represent"
+    else:
+        name = type(value).__name__
+        article = "an" if name[:1].lower() in "aeiou" else "a"
+        what = f"{article} {name}, which is not a JSON value"
+    return ExecutionFailure(
+        f"the instance contains {what} (JSON values are dict, list, str, int, float, "
+        "bool and None)",
+        location=to_pointer(path),
+        limit="json_data_model",
+    )
+
+
+def non_string_key(key: Any, path: Path = None) -> ExecutionFailure:
+    return ExecutionFailure(
+        f"the instance has an object key of type {type(key).__name__}; JSON object keys "
+        "are strings",
+        location=to_pointer(path),
+        limit="json_data_model",
+    )
+
+
+_SCALARS = (str, int, bool, type(None))
+
+
+def check_json_value(value: Any) -> None:
+    """Raise unless ``value`` is a JSON scalar or container (not looking inside)."""
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise non_json(value)
+    elif not isinstance(value, (dict, list, *_SCALARS)):
+        raise non_json(value)
+
+
+def scan_instance(instance: Any, limits: Limits) -> None:
+    """Walk the whole instance once (iteratively) and enforce the instance limits."""
+    max_nodes = limits.max_instance_nodes
+    assert max_nodes is not None
+    max_depth = limits.max_instance_depth
+    stack: list[tuple[Any, int, Path]] = [(instance, 0, None)]
+    seen = 0
+    while stack:
+        value, depth, path = stack.pop()
+        seen += 1
+        if seen > max_nodes:
+            raise ExecutionFailure(
+                f"the instance has more than max_instance_nodes={max_nodes} values",
+                location=to_pointer(path),
+                limit="max_instance_nodes",
+                value=max_nodes,
+            )
+        kind = type(value)
+        if kind is dict or (kind is not list and isinstance(value, dict)):
+            if depth >= max_depth:
+                raise _too_deep(max_depth, path)
+            for key, member in value.items():
+                if not isinstance(key, str):
+                    raise non_string_key(key, path)
+                stack.append((member, depth + 1, (path, key)))
+        elif kind is list or isinstance(value, list):
+            if depth >= max_depth:
+                raise _too_deep(max_depth, path)
+            for index, item in enumerate(value):
+                stack.append((item, depth + 1, (path, index)))
+        elif kind is float:
+            if value - value != 0.0:
+                raise non_json(value, path)
+        elif kind not in _SCALARS:
+            try:
+                check_json_value(value)
+            except ExecutionFailure as exc:
+                raise non_json(value, path) from exc
+
+
+def _too_deep(limit: int, path: Path) -> ExecutionFailure:
+    return ExecutionFailure(
+        f"the instance is nested deeper than max_instance_depth={limit}",
+        location=to_pointer(path),
+        limit="max_instance_depth",
+        value=limit,
+    )
+
+
+def too_deep(limit: int, where: str) -> ExecutionFailure:
+    """Recursion through the schema went deeper than the instance depth limit.
+
+    ``where`` is the instance location when known, else the recursive reference.
+    """
+    return ExecutionFailure(
+        f"validation recursed deeper than max_instance_depth={limit} (at {where or '/'})",
+        location=where,
+        limit="max_instance_depth",
+        value=limit,
+    )
