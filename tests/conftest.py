@@ -14,5 +14,5 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
         where = locate_suite().describe()
     except SuiteUnavailable as exc:
         where = f"unavailable ({exc})"
-    optional = "on" if os.environ.get("SCHEMACORE_SUITE_OPTIONAL") == "1" else "off"
+    optional = "off" if os.environ.get("SCHEMACORE_SUITE_OPTIONAL") == "0" else "on"
     return [f"JSON-Schema-Test-Suite: {where}; optional suite: {optional}"]

@@ -22,7 +22,7 @@ import regex
 
 from .errors import ExecutionFailure
 
-__all__ = ["PatternError", "compile_pattern", "translate"]
+__all__ = ["PatternError", "compile_pattern", "is_valid_pattern", "translate"]
 
 
 class PatternError(ValueError):
@@ -400,6 +400,7 @@ class _Translator:
 
 
 _CACHE: dict[str, tuple[Any, bool]] = {}
+_CACHE_SIZE = 4096
 # Below this length a pattern without risky constructs cannot take long enough to be
 # worth the cost of arming the timer (several times the cost of a short match).
 _SHORT = 256
@@ -410,18 +411,37 @@ def translate(pattern: str) -> str:
     return _Translator(pattern).translate()
 
 
+def _build(pattern: str) -> tuple[Any, bool]:
+    translator = _Translator(pattern)
+    text = translator.translate()
+    try:
+        compiled = regex.compile(text, cache_pattern=False)
+    except (regex.error, ValueError, OverflowError, RecursionError) as exc:
+        raise PatternError(f"invalid regular expression {pattern!r}: {exc}") from None
+    return compiled, translator.risky
+
+
 def _compiled(pattern: str) -> tuple[Any, bool]:
     entry = _CACHE.get(pattern)
     if entry is None:
-        translator = _Translator(pattern)
-        text = translator.translate()
-        try:
-            compiled = regex.compile(text)
-        except (regex.error, ValueError, OverflowError, RecursionError) as exc:
-            raise PatternError(f"invalid regular expression {pattern!r}: {exc}") from None
-        entry = (compiled, translator.risky)
+        entry = _build(pattern)
+        if len(_CACHE) >= _CACHE_SIZE:
+            # Schemas' patterns are few; evict the oldest rather than grow forever.
+            del _CACHE[next(iter(_CACHE))]
         _CACHE[pattern] = entry
     return entry
+
+
+def is_valid_pattern(pattern: str) -> bool:
+    """Whether ``pattern`` is an ECMA-262 regular expression schemacore can run.
+
+    Not cached: the ``regex`` format checks instance strings, which are unbounded.
+    """
+    try:
+        _build(pattern)
+    except PatternError:
+        return False
+    return True
 
 
 def compile_pattern(

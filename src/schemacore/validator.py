@@ -51,12 +51,16 @@ class Validator:
         format_assertion: bool = False,
         content_assertion: bool = False,
         limits: Limits | None = None,
+        formats: Mapping[str, Callable[[str], bool]] | None = None,
         _check_schema: bool = True,
     ) -> None:
+        if limits is not None and not isinstance(limits, Limits):
+            raise TypeError("limits must be a schemacore.Limits")
         options = Options(
             format_assertion=bool(format_assertion),
             content_assertion=bool(content_assertion),
             limits=limits if limits is not None else Limits(),
+            formats=dict(formats or {}),
         )
         node, state = _build(schema, registry, loader, options, _check_schema)
         set_attr = object.__setattr__
@@ -130,6 +134,7 @@ class Validator:
                 options.format_assertion,
                 options.content_assertion,
                 options.limits,
+                dict(options.formats) or None,
             ),
         )
 
@@ -144,6 +149,7 @@ def _restore(
     format_assertion: bool,
     content_assertion: bool,
     limits: Limits,
+    formats: Mapping[str, Callable[[str], bool]] | None = None,
 ) -> Validator:
     return Validator(
         schema,
@@ -152,6 +158,7 @@ def _restore(
         format_assertion=format_assertion,
         content_assertion=content_assertion,
         limits=limits,
+        formats=formats,
     )
 
 
@@ -251,6 +258,7 @@ def compile(
     format_assertion: bool = False,
     content_assertion: bool = False,
     limits: Limits | None = None,
+    formats: Mapping[str, Callable[[str], bool]] | None = None,
 ) -> Validator:
     """Compile a Draft 2020-12 ``schema`` into a :class:`Validator`.
 
@@ -262,6 +270,8 @@ def compile(
         format_assertion: check ``format`` instead of treating it as an annotation.
         content_assertion: check ``contentEncoding``/``contentMediaType``/``contentSchema``.
         limits: resource limits; the defaults are safe for untrusted input.
+        formats: format name -> checker (called with a string, returns bool), adding
+            to or overriding the built-in checkers when formats are asserted.
 
     Raises:
         SchemaError: the schema is invalid or a reference cannot be resolved.
@@ -275,6 +285,7 @@ def compile(
         format_assertion=format_assertion,
         content_assertion=content_assertion,
         limits=limits,
+        formats=formats,
     )
 
 

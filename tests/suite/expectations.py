@@ -20,8 +20,6 @@ single cases when only some do.
 suite case, when a key is in both dicts, or when a case is covered twice.
 
 Entries for the required directory start (and should stay) at none.
-``optional/format`` is opt-in (``SCHEMACORE_SUITE_OPTIONAL=1``) until the format
-checkers land; the rest of ``optional/`` runs by default.
 """
 
 from __future__ import annotations
@@ -33,9 +31,5 @@ XFAIL: dict[str, str] = {
     "historic drafts": (
         "the referenced remote declares draft 2019-09; schemacore implements 2020-12 only and "
         "refuses it with UnsupportedCapability instead of reinterpreting it"
-    ),
-    "draft2020-12/optional/format-assertion.json": (
-        "the meta-schema turns on format assertion for 'ipv4', and schemacore has no format "
-        "checkers yet: it refuses with UnsupportedCapability (formats issue)"
     ),
 }

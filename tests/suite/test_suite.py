@@ -13,11 +13,9 @@ all three paths: ``is_valid``, ``iter_errors`` (no errors iff valid, every error
 ``optional/format/*.json`` runs with ``format_assertion=True``; everything else,
 ``optional/format-assertion.json`` included, with the defaults.
 
-The optional directory carries the ``optional_suite`` marker. ``optional/format/``
-is always collected but skipped unless ``SCHEMACORE_SUITE_OPTIONAL=1`` while the
-format checkers are tracked separately: a skip keeps those cases visible in the
-summary count rather than letting them vanish. ``-m "not optional_suite"`` hides them altogether;
-``SCHEMACORE_SUITE_OPTIONAL=1 pytest -m optional_suite`` runs only them.
+The optional directory carries the ``optional_suite`` marker and runs by default;
+``SCHEMACORE_SUITE_OPTIONAL=0`` skips it (the skips stay visible in the summary);
+``-m "not optional_suite"`` hides it altogether and ``-m optional_suite`` runs only it.
 
 Known deviations live in ``expectations.py`` (SKIP, and strict XFAIL);
 ``test_expectations_are_not_stale`` keeps that list honest.
@@ -42,10 +40,7 @@ from tests.suite.cases import (
 from tests.suite.locate import SuiteUnavailable, load_registry, locate_suite, pinned_commit
 
 OPTIONAL_ENV = "SCHEMACORE_SUITE_OPTIONAL"
-OPTIONAL_REASON = (
-    "optional/format: opt in with SCHEMACORE_SUITE_OPTIONAL=1 (format checkers are tracked by "
-    "the formats issue)"
-)
+OPTIONAL_REASON = "optional suite turned off with SCHEMACORE_SUITE_OPTIONAL=0"
 
 try:
     SUITE = locate_suite()
@@ -57,14 +52,14 @@ except SuiteUnavailable as exc:
 CASES = load_cases(SUITE.path)
 REGISTRY = load_registry(SUITE.path)
 _validators = ValidatorCache(REGISTRY)
-_optional_enabled = os.environ.get(OPTIONAL_ENV) == "1"
+_optional_disabled = os.environ.get(OPTIONAL_ENV) == "0"
 
 
 def _param(case: SuiteCase) -> Any:
     marks: list[pytest.MarkDecorator] = []
     if case.section != "required":
         marks.append(pytest.mark.optional_suite)
-        if case.section == "optional/format" and not _optional_enabled:
+        if _optional_disabled:
             marks.append(pytest.mark.skip(reason=OPTIONAL_REASON))
     expectation = expectation_for(case)
     if expectation is not None:

@@ -1,10 +1,10 @@
 """Format vocabularies: ``format`` is an annotation unless assertion is asked for.
 
 Assertion is turned on by ``compile(..., format_assertion=True)`` or by a
-meta-schema whose ``$vocabulary`` includes format-assertion. Formats that are not
-in the Draft 2020-12 list stay annotations even then. A 2020-12 format that
-schemacore cannot check yet is refused (:class:`UnsupportedCapability`) rather than
-silently accepted as valid.
+meta-schema whose ``$vocabulary`` includes format-assertion. Every format of the
+Draft 2020-12 list has a built-in checker (:mod:`schemacore.formats`); the caller's
+``formats=`` add or override checkers. Unknown formats stay annotations even then.
+A checker of the caller's that raises is an ExecutionFailure, never a mismatch.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..compiler import Keyword, SchemaContext, assertion
-from ..errors import UnsupportedCapability
+from ..errors import ExecutionFailure, UnsupportedCapability
 from ..formats import CHECKERS as _BUILTIN_CHECKERS
 
 __all__ = ["CHECKERS", "SPECIFIED_FORMATS", "compile_format"]
@@ -38,18 +38,30 @@ def compile_format(ctx: SchemaContext, value: Any) -> Keyword | None:
     asserting = ctx.options.format_assertion or ctx.dialect.asserts_format
     if not asserting:
         return None
-    checker = ctx.options.formats.get(value) or CHECKERS.get(value)
-    if checker is None:
-        if value in SPECIFIED_FORMATS:
-            raise UnsupportedCapability(
-                f"format {value!r} cannot be asserted: schemacore has no checker for it yet",
-                location=ctx.pointer_to("format"),
-            )
-        return None
-    check = checker
+    custom = ctx.options.formats.get(value)
+    if custom is None:
+        builtin = CHECKERS.get(value)
+        if builtin is None:
+            if value in SPECIFIED_FORMATS:  # pragma: no cover - every one has a checker
+                raise UnsupportedCapability(
+                    f"format {value!r} cannot be asserted: no checker for it",
+                    location=ctx.pointer_to("format"),
+                )
+            return None
+        valid = builtin
+    else:
+        where = ctx.pointer_to("format")
+        check = custom
 
-    def valid(x: Any) -> bool:
-        return bool(check(x))
+        def valid(x: Any) -> bool:
+            try:
+                return bool(check(x))
+            except Exception as exc:  # the caller's code
+                raise ExecutionFailure(
+                    f"the checker for format {value!r} raised {type(exc).__name__}: {exc}",
+                    location=where,
+                    limit="format_checker",
+                ) from exc
 
     return assertion(
         "format",
