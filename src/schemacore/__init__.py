@@ -20,9 +20,13 @@ from .errors import (
     ValidationError,
 )
 from .limits import Limits
+from .output import Annotation, Evaluation
+from .relevance import best_match
 from .validator import Validator, compile, is_valid, validate
 
 __all__ = [
+    "Annotation",
+    "Evaluation",
     "ExecutionFailure",
     "Limits",
     "SchemaCoreError",
@@ -30,6 +34,7 @@ __all__ = [
     "UnsupportedCapability",
     "ValidationError",
     "Validator",
+    "best_match",
     "compile",
     "is_valid",
     "validate",

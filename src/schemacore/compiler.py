@@ -30,7 +30,7 @@ from .errors import ExecutionFailure, SchemaError, UnsupportedCapability, Valida
 from .guard import CallState, non_json
 from .limits import Limits
 from .paths import Path, to_pointer
-from .pointer import format_pointer
+from .pointer import as_fragment, format_pointer
 from .resources import Index, Target
 from .uri import join
 
@@ -136,12 +136,31 @@ def assertion(
 class Node:
     """A compiled schema. Attributes are filled once compilation of it finishes."""
 
-    __slots__ = ("errors", "ready", "track", "trivial", "uri", "valid")
+    __slots__ = (
+        "boolean",
+        "children",
+        "context",
+        "errors",
+        "keywords",
+        "ready",
+        "track",
+        "trivial",
+        "types",
+        "uri",
+        "valid",
+    )
 
     def __init__(self, uri: str) -> None:
         self.uri = uri
         self.ready = False
         self.trivial = False
+        # What the evaluation product (annotations, output formats) reads: the
+        # schema object's context, its compiled keywords and its subschema nodes.
+        self.boolean: bool | None = None
+        self.context: SchemaContext | None = None
+        self.keywords: dict[str, Keyword] = {}
+        self.children: dict[tuple[str | int, ...], Node] = {}
+        self.types: frozenset[str] | None = None
         self.valid: ValidFn = _unfinished
         self.errors: ErrorsFn = _unfinished_errors
         self.track: TrackFn = _unfinished_track
@@ -226,6 +245,7 @@ class SchemaContext:
 
     __slots__ = (
         "base",
+        "children",
         "compiler",
         "dialect",
         "key",
@@ -254,6 +274,7 @@ class SchemaContext:
         self.scope = scope
         self.tracking = tracking
         self.key = key
+        self.children: dict[tuple[str | int, ...], Node] = {}
 
     @property
     def options(self) -> Options:
@@ -261,7 +282,7 @@ class SchemaContext:
 
     def location(self, *tokens: str | int) -> str:
         """The absolute URI of a keyword (or a place inside it) of this schema."""
-        return f"{self.base}#{self.pointer}{format_pointer(tokens)}"
+        return f"{self.base}#{as_fragment(self.pointer + format_pointer(tokens))}"
 
     def pointer_to(self, *tokens: str | int) -> str:
         return self.pointer + format_pointer(tokens)
@@ -275,13 +296,15 @@ class SchemaContext:
 
     def descend(self, value: Any, *tokens: str | int) -> Node:
         """Compile a subschema applied to a child of the instance (no tracking)."""
-        return self.compiler.node(
+        node = self.compiler.node(
             value, self.base, self.pointer_to(*tokens), self.dialect, self.scope, False, None
         )
+        self.children[tokens] = node
+        return node
 
     def inplace(self, value: Any, *tokens: str | int, tracking: bool | None = None) -> Node:
         """Compile a subschema applied to the same instance location."""
-        return self.compiler.node(
+        node = self.compiler.node(
             value,
             self.base,
             self.pointer_to(*tokens),
@@ -290,18 +313,22 @@ class SchemaContext:
             self.tracking if tracking is None else tracking,
             self.key,
         )
+        self.children[tokens] = node
+        return node
 
-    def reference(self, target: Target, tracking: bool | None = None) -> Node:
-        """Compile the target of a reference, in place."""
-        return self.compiler.node(
+    def reference(self, target: Target, keyword: str) -> Node:
+        """Compile the target of a reference keyword, in place."""
+        node = self.compiler.node(
             target.node,
             target.base,
             target.pointer,
             self.compiler.dialect_at(target),
             self.scope,
-            self.tracking if tracking is None else tracking,
+            self.tracking,
             self.key,
         )
+        self.children[(keyword,)] = node
+        return node
 
     def resolve(self, reference: str, keyword: str) -> Target:
         uri = join(self.base, reference)
@@ -435,7 +462,7 @@ class Compiler:
                 limit="max_subschemas",
                 value=self.options.limits.max_subschemas,
             )
-        node = Node(f"{base}#{pointer}")
+        node = Node(f"{base}#{as_fragment(pointer)}")
         self._cache[key] = node
         self._where[key] = pointer
         if isinstance(value, bool):
@@ -444,6 +471,8 @@ class Compiler:
             compile_boolean(node, value)
         else:
             context = SchemaContext(self, value, base, pointer, dialect, scope, tracking, key)
+            context.children = node.children
+            node.context = context
             from .keywords import build_node
 
             build_node(node, context)

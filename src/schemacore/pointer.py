@@ -4,8 +4,16 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from typing import Any
+from urllib.parse import quote
 
-__all__ = ["PointerError", "escape", "format_pointer", "parse_pointer", "resolve_pointer"]
+__all__ = [
+    "PointerError",
+    "as_fragment",
+    "escape",
+    "format_pointer",
+    "parse_pointer",
+    "resolve_pointer",
+]
 
 
 class PointerError(LookupError):
@@ -20,6 +28,16 @@ def escape(token: str | int) -> str:
 def format_pointer(tokens: Iterable[str | int]) -> str:
     """Join reference tokens into a JSON Pointer string ("" is the root)."""
     return "".join("/" + escape(token) for token in tokens)
+
+
+# RFC 3986 section 3.5: a fragment is pchar, "/" and "?"; everything else is
+# percent-encoded when a JSON Pointer is written into a URI.
+_FRAGMENT_SAFE = "/?:@!$&'()*+,;=-._~"
+
+
+def as_fragment(pointer: str) -> str:
+    """A JSON Pointer written as a URI fragment (percent-encoded where needed)."""
+    return quote(pointer, safe=_FRAGMENT_SAFE)
 
 
 def parse_pointer(pointer: str) -> list[str]:

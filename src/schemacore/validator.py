@@ -9,8 +9,11 @@ from typing import Any, NoReturn
 from .compiler import Compiler, Node, Options
 from .dialect import DEFAULT_DIALECT, Dialect
 from .errors import ExecutionFailure, SchemaError, ValidationError
+from .evaluation import evaluate_node
 from .guard import CallState, scan_instance
 from .limits import Limits
+from .output import Evaluation
+from .relevance import best_match
 from .resources import Index, bundled_metaschemas
 from .uri import join, split_fragment
 
@@ -119,9 +122,30 @@ class Validator:
         return state
 
     def validate(self, instance: Any) -> None:
-        """Raise the first :class:`ValidationError` of ``instance``, if any."""
-        for error in self.iter_errors(instance):
+        """Raise the most relevant :class:`ValidationError` of ``instance``, if any.
+
+        The deepest error wins; inside a failed ``anyOf``/``oneOf`` the branch that
+        came closest to passing is followed (see ``schemacore.best_match``).
+        """
+        if self.is_valid(instance):
+            return
+        error = best_match(self.iter_errors(instance))
+        if error is not None:
             raise error
+
+    def evaluate(self, instance: Any) -> Evaluation:
+        """Validate with annotations, for the standard output formats.
+
+        ``valid`` agrees with ``is_valid`` and ``errors`` with ``iter_errors``.
+        """
+        valid = self.is_valid(instance)
+        errors = [] if valid else list(self.iter_errors(instance))
+        self._start(instance)
+        try:
+            tree = evaluate_node(self._node, instance)
+        except RecursionError:
+            _too_deep("the instance")
+        return Evaluation(valid, errors, tree)
 
     def __reduce__(self) -> tuple[Any, ...]:
         options = self._options

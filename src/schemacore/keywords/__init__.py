@@ -97,6 +97,8 @@ def build_node(node: Node, ctx: SchemaContext) -> None:
         keywords.insert(0, _integer_check(ctx, types))
     if keywords or types is not None:
         keywords.insert(0, _FINITE)
+    node.types = types
+    node.keywords = {k.name: k for k in keywords if k is not _FINITE and k.name != "type"}
     _fuse(node, ctx, keywords, types)
     limits = ctx.options.limits
     if limits.time_budget is not None:

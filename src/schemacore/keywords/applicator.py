@@ -645,9 +645,9 @@ def compile_not(ctx: SchemaContext, value: Any) -> Keyword:
 def compile_if(ctx: SchemaContext, value: Any) -> Keyword | None:
     has_then = ctx.active("then")
     has_else = ctx.active("else")
+    condition = ctx.inplace(value, "if")
     if not (has_then or has_else or ctx.tracking):
         return None  # without then/else, "if" only annotates
-    condition = ctx.inplace(value, "if")
     then = ctx.inplace(ctx.schema["then"], "then") if has_then else None
     otherwise = ctx.inplace(ctx.schema["else"], "else") if has_else else None
     test = call_valid(condition)

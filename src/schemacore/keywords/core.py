@@ -43,10 +43,12 @@ def _no_errors(x: Any, ipath: Path, kpath: Path) -> Iterator[ValidationError]:
 
 def compile_boolean(node: Node, value: bool) -> None:
     """``true`` accepts everything; ``false`` rejects everything."""
+    node.boolean = value
     if value:
         node.trivial = True
         node.valid, node.errors, node.track = _true, _no_errors, _track_true
         return
+    node.boolean = value
     absolute = node.uri
 
     def errors(x: Any, ipath: Path, kpath: Path) -> Iterator[ValidationError]:
@@ -92,7 +94,7 @@ def call_errors(node: Node) -> Callable[[Any, Path, Path], Iterator[ValidationEr
 
 def _reference(ctx: SchemaContext, name: str, target: Target) -> Keyword:
     ctx.compiler.count_reference(ctx.pointer_to(name))
-    node = ctx.reference(target)
+    node = ctx.reference(target, name)
     if node.ready:
         valid = node.valid
         node_errors = node.errors

@@ -298,7 +298,6 @@ def compile_dependent_required(
     )
     if not rules:
         return None
-    absolute = ctx.location(keyword)
 
     def valid(x: Any) -> bool:
         for name, needed in rules:
@@ -319,7 +318,7 @@ def compile_dependent_required(
                             x,
                             ipath,
                             ((kpath, keyword), name),
-                            absolute + "/" + name.replace("~", "~0").replace("/", "~1"),
+                            ctx.location(keyword, name),
                         )
 
     return Keyword(keyword, "object", valid, errors, cost=6)
