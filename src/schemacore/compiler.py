@@ -139,8 +139,10 @@ class Node:
     __slots__ = (
         "boolean",
         "children",
+        "closure_valid",
         "context",
         "errors",
+        "inline_ok",
         "keywords",
         "ready",
         "track",
@@ -161,6 +163,10 @@ class Node:
         self.keywords: dict[str, Keyword] = {}
         self.children: dict[tuple[str | int, ...], Node] = {}
         self.types: frozenset[str] | None = None
+        # The closure-built fast path, kept beside generated code as its fallback;
+        # inline_ok when generated code may copy this node's checks into a parent.
+        self.closure_valid: ValidFn = _unfinished
+        self.inline_ok = False
         self.valid: ValidFn = _unfinished
         self.errors: ErrorsFn = _unfinished_errors
         self.track: TrackFn = _unfinished_track

@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterator
 from time import monotonic
 from typing import Any
 
+from ..codegen import generate_valid
 from ..compiler import (
     _JSON_OF,
     _PY_TYPES,
@@ -298,9 +299,14 @@ def _fuse(
                 if keyword.applies_to == _JSON_OF[kind] and keyword.errors_given is not None:
                     yield from keyword.errors_given(x, acc, ipath, kpath)
 
-    node.valid = valid
     node.errors = errors
     node.track = track if tracking else _track_as_valid(valid)
+    node.closure_valid = valid
+    if given:
+        node.valid = valid
+    else:
+        node.valid = generate_valid(node, ctx)
+        node.inline_ok = True
 
 
 def _untyped(keywords: tuple[Keyword, ...]) -> tuple[Keyword, ...]:

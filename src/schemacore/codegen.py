@@ -1,0 +1,338 @@
+"""Straight-line Python for the ``is_valid`` path of a schema object.
+
+The keyword closures are correct and general; calling one per keyword per value
+is what costs. For the keywords that dominate real schemas (type, properties,
+required, additionalProperties, items, bounds, string enums, patterns, references)
+this module writes the checks of a schema object, and of its small subschemas, into
+one Python function: a type dispatch on the exact class of the value, then plain
+comparisons that ``return False`` on the first failure. Every other keyword, and
+every value that is not of an exact JSON type (subclasses, values outside the JSON
+data model), is handed to the compiled closures, so behaviour stays theirs.
+
+Schema values never appear in the generated source: each one is bound to a name in
+the function's namespace (``_c0``, ``_c1``, ...), and the source holds only those
+names, generated identifiers and Python syntax.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from .compiler import Keyword, Node, SchemaContext, finite
+from .ecma262 import compile_pattern
+
+__all__ = ["generate_valid"]
+
+# How much a node may grow by inlining subschemas, and how deep.
+_MAX_LINES = 300
+_MAX_DEPTH = 4
+_NONE = type(None)
+_BRANCHES: tuple[tuple[type, str], ...] = (
+    (dict, "object"),
+    (str, "string"),
+    (int, "number"),
+    (float, "number"),
+    (list, "array"),
+    (bool, "boolean"),
+    (_NONE, "null"),
+)
+_MISSING: Any = object()
+
+
+class _Writer:
+    """Accumulates source lines and the namespace they refer to."""
+
+    def __init__(self) -> None:
+        self.names: dict[str, Any] = {"_MISSING": _MISSING, "_finite": finite}
+        self.ids: dict[int, str] = {}
+        self.lines: list[str] = []
+        self.total = 0
+        self.counter = 0
+
+    def const(self, value: Any) -> str:
+        known = self.ids.get(id(value))
+        if known is not None and self.names[known] is value:
+            return known
+        name = f"_c{len(self.names)}"
+        self.names[name] = value
+        self.ids[id(value)] = name
+        return name
+
+    def var(self) -> str:
+        self.counter += 1
+        return f"_v{self.counter}"
+
+    def add(self, indent: int, line: str) -> None:
+        self.total += 1
+        self.lines.append("    " * indent + line)
+
+
+def _call(w: _Writer, indent: int, fn: Callable[[Any], bool], var: str) -> None:
+    w.add(indent, f"if not {w.const(fn)}({var}): return False")
+
+
+def _node_call(w: _Writer, indent: int, node: Node, var: str) -> None:
+    if node.trivial:
+        return
+    if node.ready:
+        _call(w, indent, node.valid, var)
+    else:
+        # Still being compiled (a cycle): read its closure when called.
+        w.add(indent, f"if not {w.const(node)}.valid({var}): return False")
+
+
+def _inlinable(node: Node, depth: int) -> bool:
+    return node.ready and node.inline_ok and node.context is not None and depth < _MAX_DEPTH
+
+
+def _emit_child(w: _Writer, indent: int, node: Node, var: str, depth: int) -> None:
+    """Checks of a subschema on ``var``, inlined when small enough, else a call."""
+    if node.trivial:
+        return
+    if node.boolean is False:
+        w.add(indent, "return False")
+        return
+    if _inlinable(node, depth) and w.total < _MAX_LINES:
+        context = node.context
+        assert context is not None
+        _emit_node(w, indent, node, context, var, depth + 1)
+    else:
+        _node_call(w, indent, node, var)
+
+
+_EXACT = frozenset(py_type for py_type, _ in _BRANCHES)
+
+
+def _emit_node(
+    w: _Writer, indent: int, node: Node, ctx: SchemaContext, var: str, depth: int
+) -> None:
+    """The checks of one schema object on the value in ``var``: fall through on
+    success, ``return False`` on failure."""
+    types = node.types
+    keywords = list(node.keywords.values())
+    kind = w.var()
+    branches: list[tuple[type, list[str]]] = []
+    empty: list[type] = []
+    for py_type, json_type in _BRANCHES:
+        allowed = types is None or json_type in types
+        integral_only = False
+        if not allowed and json_type == "number" and types is not None and "integer" in types:
+            allowed = True
+            integral_only = py_type is float
+        if not allowed:
+            continue
+        outer, w.lines = w.lines, []
+        if py_type is float:
+            w.add(indent + 1, f"if {var} - {var} != 0.0: _finite({var})")
+            if integral_only:
+                w.add(indent + 1, f"if not {var}.is_integer(): return False")
+        for keyword in keywords:
+            if keyword.applies_to is None or keyword.applies_to == json_type:
+                _emit_keyword(w, indent + 1, node, ctx, keyword, var, json_type, depth)
+        body, w.lines = w.lines, outer
+        if body:
+            branches.append((py_type, body))
+        else:
+            empty.append(py_type)
+    w.add(indent, f"{kind} = type({var})")
+    opener = "if"
+    for py_type, body in branches:
+        w.add(indent, f"{opener} {kind} is {w.const(py_type)}:")
+        w.lines.extend(body)
+        opener = "elif"
+    if empty:
+        w.add(indent, f"{opener} {kind} in {w.const(frozenset(empty))}:")
+        w.add(indent + 1, "pass")
+        opener = "elif"
+    if len(branches) + len(empty) < len(_BRANCHES):
+        # The type keyword rejects the other exact JSON types.
+        w.add(indent, f"{opener} {kind} in {w.const(_EXACT)}:")
+        w.add(indent + 1, "return False")
+        opener = "elif"
+    # Subclasses of the JSON types and values outside the JSON data model take the
+    # general path, which knows how to classify or refuse them.
+    w.add(indent, f"{opener} {kind} not in {w.const(_EXACT)}:" if opener == "if" else "else:")
+    _call(w, indent + 1, node.closure_valid, var)
+
+
+def _emit_keyword(
+    w: _Writer,
+    indent: int,
+    node: Node,
+    ctx: SchemaContext,
+    keyword: Keyword,
+    var: str,
+    json_type: str,
+    depth: int,
+) -> None:
+    emitter = _EMITTERS.get(keyword.name)
+    if emitter is None or not emitter(w, indent, node, ctx, keyword, var, json_type, depth):
+        _call(w, indent, keyword.valid, var)
+
+
+Emitter = Callable[[_Writer, int, Node, SchemaContext, Keyword, str, str, int], bool]
+
+
+def _properties(
+    w: _Writer, i: int, node: Node, ctx: SchemaContext, k: Keyword, x: str, t: str, d: int
+) -> bool:
+    for name in ctx.schema["properties"]:
+        child = node.children[("properties", name)]
+        if child.trivial:
+            continue
+        value = w.var()
+        w.add(i, f"{value} = {x}.get({w.const(name)}, _MISSING)")
+        w.add(i, f"if {value} is not _MISSING:")
+        mark = len(w.lines)
+        _emit_child(w, i + 1, child, value, d)
+        if len(w.lines) == mark:
+            w.add(i + 1, "pass")
+    return True
+
+
+def _required(
+    w: _Writer, i: int, node: Node, ctx: SchemaContext, k: Keyword, x: str, t: str, d: int
+) -> bool:
+    names = list(dict.fromkeys(ctx.schema["required"]))
+    for start in range(0, len(names), 8):
+        chunk = names[start : start + 8]
+        test = " or ".join(f"{w.const(name)} not in {x}" for name in chunk)
+        w.add(i, f"if {test}: return False")
+    return True
+
+
+def _additional_properties(
+    w: _Writer, i: int, node: Node, ctx: SchemaContext, k: Keyword, x: str, t: str, d: int
+) -> bool:
+    if ctx.active("patternProperties"):
+        return False
+    known = frozenset(ctx.schema["properties"]) if ctx.active("properties") else frozenset()
+    child = node.children[("additionalProperties",)]
+    if child.boolean is False:
+        # The closure re-checks and refuses keys that are not strings.
+        w.add(i, f"if not {w.const(known)}.issuperset({x}) and not {w.const(k.valid)}({x}):")
+        w.add(i + 1, "return False")
+        return True
+    key, value = w.var(), w.var()
+    w.add(i, f"for {key}, {value} in {x}.items():")
+    w.add(i + 1, f"if {key} not in {w.const(known)}:")
+    # The closure refuses keys that are not strings.
+    w.add(i + 2, f"if type({key}) is not str and not {w.const(k.valid)}({x}): return False")
+    _emit_child(w, i + 2, child, value, d)
+    return True
+
+
+def _items(
+    w: _Writer, i: int, node: Node, ctx: SchemaContext, k: Keyword, x: str, t: str, d: int
+) -> bool:
+    if ctx.active("prefixItems"):
+        return False
+    child = node.children[("items",)]
+    item = w.var()
+    w.add(i, f"for {item} in {x}:")
+    mark = len(w.lines)
+    _emit_child(w, i + 1, child, item, d)
+    if len(w.lines) == mark:
+        w.add(i + 1, "pass")
+    return True
+
+
+def _size(op: str) -> Emitter:
+    def emit(
+        w: _Writer, i: int, node: Node, ctx: SchemaContext, k: Keyword, x: str, t: str, d: int
+    ) -> bool:
+        limit = ctx.schema[k.name]
+        if isinstance(limit, float):
+            limit = int(limit)
+        w.add(i, f"if len({x}) {op} {w.const(limit)}: return False")
+        return True
+
+    return emit
+
+
+def _bound(op: str) -> Emitter:
+    def emit(
+        w: _Writer, i: int, node: Node, ctx: SchemaContext, k: Keyword, x: str, t: str, d: int
+    ) -> bool:
+        w.add(i, f"if not ({x} {op} {w.const(ctx.schema[k.name])}): return False")
+        return True
+
+    return emit
+
+
+def _pattern(
+    w: _Writer, i: int, node: Node, ctx: SchemaContext, k: Keyword, x: str, t: str, d: int
+) -> bool:
+    limits = ctx.options.limits
+    search = compile_pattern(ctx.schema["pattern"], limits.regex_timeout, limits.max_pattern_input)
+    w.add(i, f"if {w.const(search)}({x}) is None: return False")
+    return True
+
+
+def _enum(
+    w: _Writer, i: int, node: Node, ctx: SchemaContext, k: Keyword, x: str, t: str, d: int
+) -> bool:
+    members = ctx.schema["enum"]
+    if not all(isinstance(m, str) for m in members):
+        return False
+    if t == "string":
+        w.add(i, f"if {x} not in {w.const(frozenset(members))}: return False")
+    else:
+        w.add(i, "return False")
+    return True
+
+
+def _reference(
+    w: _Writer, i: int, node: Node, ctx: SchemaContext, k: Keyword, x: str, t: str, d: int
+) -> bool:
+    target = node.children[(k.name,)]
+    if not target.ready:
+        return False  # a recursive reference: its closure counts the depth
+    _emit_child(w, i, target, x, d)
+    return True
+
+
+def _all_of(
+    w: _Writer, i: int, node: Node, ctx: SchemaContext, k: Keyword, x: str, t: str, d: int
+) -> bool:
+    for index in range(len(ctx.schema["allOf"])):
+        _emit_child(w, i, node.children[("allOf", index)], x, d)
+    return True
+
+
+_EMITTERS: dict[str, Emitter] = {
+    "properties": _properties,
+    "required": _required,
+    "additionalProperties": _additional_properties,
+    "items": _items,
+    "minLength": _size("<"),
+    "maxLength": _size(">"),
+    "minItems": _size("<"),
+    "maxItems": _size(">"),
+    "minProperties": _size("<"),
+    "maxProperties": _size(">"),
+    "minimum": _bound(">="),
+    "maximum": _bound("<="),
+    "exclusiveMinimum": _bound(">"),
+    "exclusiveMaximum": _bound("<"),
+    "pattern": _pattern,
+    "enum": _enum,
+    "$ref": _reference,
+    "$dynamicRef": _reference,
+    "allOf": _all_of,
+}
+
+
+def generate_valid(node: Node, ctx: SchemaContext) -> Callable[[Any], bool]:
+    """Write and compile the ``is_valid`` function of ``node``."""
+    w = _Writer()
+    _emit_node(w, 1, node, ctx, "x", 0)
+    # Namespace entries become default arguments: locals are the fastest lookup.
+    parameters = ", ".join(f"{name}={name}" for name in w.names)
+    source = "\n".join([f"def valid(x, {parameters}):", *w.lines, "    return True"])
+    namespace = dict(w.names)
+    # The source holds only generated names (see the module docstring).
+    exec(compile(source, f"<schemacore {node.uri}>", "exec"), namespace)
+    fn: Callable[[Any], bool] = namespace["valid"]
+    return fn
