@@ -1,0 +1,123 @@
+"""The ECMA-262 -> ``regex`` translation: properties against Python's ``re`` where the
+two dialects agree, and the places where they do not."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import schemacore
+from schemacore.ecma262 import PatternError, compile_pattern, is_valid_pattern, translate
+
+# -- where ECMA-262 and Python (re.ASCII, no newlines in the input) agree -------------
+
+_ATOMS = st.sampled_from(
+    ["a", "b", "c", "0", "1", "_", "-", " ", ".", r"\d", r"\D", r"\w", r"\W", r"\s", r"\S",
+     "[abc]", "[^ab]", "[a-c0-1]", r"[\d_]", r"[^\w]", r"\.", r"\-"]
+)  # fmt: skip
+_QUANTIFIERS = st.sampled_from(["", "", "*", "+", "?", "{2}", "{1,3}", "{0,}", "*?", "+?"])
+
+
+@st.composite
+def _patterns(draw: st.DrawFn, depth: int = 0) -> str:
+    parts = []
+    for _ in range(draw(st.integers(1, 4))):
+        if depth < 2 and draw(st.booleans()) and draw(st.booleans()):
+            inner = draw(_patterns(depth + 1))
+            alternative = draw(_patterns(depth + 1))
+            atom = f"(?:{inner}|{alternative})" if draw(st.booleans()) else f"({inner})"
+        else:
+            atom = draw(_ATOMS)
+        parts.append(atom + draw(_QUANTIFIERS))
+    body = "".join(parts)
+    if depth == 0:
+        body = draw(st.sampled_from(["", "^"])) + body + draw(st.sampled_from(["", "$"]))
+    return body
+
+
+_TEXT = st.text(alphabet="abc01_- .xyz", max_size=12)
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(_patterns(), _TEXT)
+def test_translation_matches_python_where_the_dialects_agree(pattern: str, text: str) -> None:
+    expected = re.search(pattern, text, re.ASCII) is not None
+    assert bool(compile_pattern(pattern)(text)) is expected, (pattern, translate(pattern))
+
+
+@settings(max_examples=200, deadline=None, derandomize=True)
+@given(_patterns())
+def test_generated_patterns_are_valid(pattern: str) -> None:
+    assert is_valid_pattern(pattern)
+
+
+# -- where they differ: ECMA-262 semantics win --------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("pattern", "text", "matches"),
+    [
+        ("^a$", "a\n", False),  # Python's $ also matches before a final newline
+        (r"^\d$", "\u0660", False),  # ARABIC-INDIC DIGIT ZERO is not an ECMA digit
+        (r"^\D$", "\u0660", True),
+        (r"^\w$", "é", False),
+        (r"^\W$", "é", True),
+        (r"^\s$", "\ufeff", True),  # ECMA whitespace includes U+FEFF ...
+        (r"^\s$", "\u3000", True),
+        (r"^\s$", "\x1c", False),  # ... and not the separators Python's \s adds
+        (r"^\s$", "\x85", False),
+        ("^.$", "\u2028", False),  # . excludes every ECMA line terminator
+        ("^.$", "\r", False),
+        ("^[$]$", "$", True),  # a $ inside a class is a plain character
+        (r"^\cJ$", "\n", True),
+        (r"^\u{1F600}$", "\U0001f600", True),
+        (r"^\uD83D\uDE00$", "\U0001f600", True),  # a surrogate pair is one code point
+        (r"^\p{Letter}+$", "héllo", True),
+        (r"^\p{Script=Greek}+$", "αβγ", True),
+        (r"\bfoo\b", "éfoo", True),  # é is not a word character, so there is a boundary
+        (r"(?<year>\d{4})-\k<year>", "2024-2024", True),
+        ("[^]", "\n", True),
+        ("a[]", "a", False),
+        (r"(?<=a)b", "ab", True),
+    ],
+)
+def test_ecma_semantics(pattern: str, text: str, matches: bool) -> None:
+    assert bool(compile_pattern(pattern)(text)) is matches
+
+
+@pytest.mark.parametrize(
+    "pattern",
+    [
+        "(?P<n>a)",  # Python-only named group
+        r"\Z",
+        r"\A",
+        "(?i)a",  # inline flags
+        "(?#comment)",
+        "(?>atomic)",
+        r"\a",
+        "a**",  # possessive or doubled quantifiers
+        "a{2,1}",
+        "(",
+        "[z-a]",
+        r"\k<missing>",
+        r"\2(a)",
+        r"\p{NotAProperty}",
+        "a{",
+    ],
+)
+def test_python_only_or_broken_syntax_is_refused(pattern: str) -> None:
+    with pytest.raises(PatternError):
+        compile_pattern(pattern)
+    with pytest.raises(schemacore.SchemaError) as caught:
+        schemacore.compile({"pattern": pattern})
+    assert caught.value.location == "/pattern"
+
+
+def test_the_regex_format_uses_the_same_translation() -> None:
+    validator = schemacore.compile({"format": "regex"}, format_assertion=True)
+    assert validator.is_valid(r"^\d+$")
+    assert not validator.is_valid("(?P<n>a)")
+    assert not validator.is_valid("(")
