@@ -417,7 +417,9 @@ def _build(pattern: str) -> tuple[Any, bool]:
     try:
         compiled = regex.compile(text, cache_pattern=False)
     except (regex.error, ValueError, OverflowError, RecursionError) as exc:
-        raise PatternError(f"invalid regular expression {pattern!r}: {exc}") from None
+        # regex's own message counts positions in the translated text: drop them.
+        reason = getattr(exc, "msg", None) or type(exc).__name__
+        raise PatternError(f"invalid regular expression {pattern!r}: {reason}") from None
     return compiled, translator.risky
 
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from importlib import resources as package_files
 from typing import Any
 
-from .errors import SchemaError
+from .errors import ExecutionFailure, SchemaError
 from .limits import Limits
 from .pointer import PointerError, format_pointer, parse_pointer, resolve_pointer
 from .uri import join, split_fragment, unquote_fragment
@@ -127,9 +127,11 @@ class Index:
         self, node: Any, base: str, pointer: str, resource: str, depth: int, dialect: Any
     ) -> None:
         if depth > self._limits.max_schema_depth:
-            raise SchemaError(
+            raise ExecutionFailure(
                 f"schema nesting is deeper than max_schema_depth={self._limits.max_schema_depth}",
                 location=pointer,
+                limit="max_schema_depth",
+                value=self._limits.max_schema_depth,
             )
         if not isinstance(node, dict):
             return

@@ -279,6 +279,23 @@ def _fuse(
     def errors(x: Any, ipath: Path, kpath: Path) -> Iterator[ValidationError]:
         kind = lookup(x)
         type_ok, applicable = errors_table[kind]
+        if type_ok and not given:
+            # No generator of its own when one keyword applies: a frame less per
+            # level of a recursive schema's error path.
+            if not applicable:
+                return iter(())
+            if len(applicable) == 1:
+                return applicable[0].errors(x, ipath, kpath)
+        return all_errors(x, ipath, kpath, kind, type_ok, applicable)
+
+    def all_errors(
+        x: Any,
+        ipath: Path,
+        kpath: Path,
+        kind: type,
+        type_ok: bool,
+        applicable: tuple[Keyword, ...],
+    ) -> Iterator[ValidationError]:
         if not type_ok:
             yield make_error(
                 f"{type_name(x)} is not of type {expected}",

@@ -124,12 +124,16 @@ def compile_pattern_properties(ctx: SchemaContext, value: Any) -> Keyword | None
     def errors(x: Any, ipath: Path, kpath: Path) -> Iterator[ValidationError]:
         here = (kpath, "patternProperties")
         for key, member in x.items():
+            if type(key) is not str:
+                string_key(key)
             for search, pattern, child_errors in error_triples:
                 if search(key):
                     yield from child_errors(member, (ipath, key), (here, pattern))
 
     def track(x: Any, acc: Evaluated) -> bool:
         for key in x:
+            if type(key) is not str:
+                string_key(key)
             for search in searches:
                 if search(key):
                     acc.props.add(key)
@@ -239,6 +243,8 @@ def compile_property_names(ctx: SchemaContext, value: Any) -> Keyword | None:
     def errors(x: Any, ipath: Path, kpath: Path) -> Iterator[ValidationError]:
         here = (kpath, "propertyNames")
         for key in x:
+            if type(key) is not str:
+                string_key(key)
             # The name is the instance; it lives at the object's location.
             yield from child_errors(key, ipath, here)
 
@@ -517,11 +523,10 @@ def _branch_errors(
     error_fns: tuple[Any, ...], keyword: str, x: Any, ipath: Path, kpath: Path
 ) -> tuple[ValidationError, ...]:
     here = (kpath, keyword)
-    return tuple(
-        error
-        for index, node_errors in enumerate(error_fns)
-        for error in node_errors(x, ipath, (here, index))
-    )
+    found: list[ValidationError] = []
+    for index, node_errors in enumerate(error_fns):
+        found.extend(node_errors(x, ipath, (here, index)))
+    return tuple(found)
 
 
 def compile_any_of(ctx: SchemaContext, value: Any) -> Keyword | None:

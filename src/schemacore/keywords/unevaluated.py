@@ -13,6 +13,7 @@ from typing import Any
 from ..compiler import Evaluated, Keyword, SchemaContext, make_error
 from ..errors import ValidationError
 from ..paths import Path
+from .applicator import string_key
 from .core import call_errors, call_valid
 
 __all__ = ["KEYWORDS"]
@@ -28,8 +29,11 @@ def compile_unevaluated_properties(ctx: SchemaContext, value: Any) -> Keyword:
         if not acc.all_props:
             seen = acc.props
             for key, member in x.items():
-                if key not in seen and not check(member):
-                    return False
+                if key not in seen:
+                    if type(key) is not str:
+                        string_key(key)
+                    if not check(member):
+                        return False
         acc.all_props = True
         return True
 
@@ -37,6 +41,9 @@ def compile_unevaluated_properties(ctx: SchemaContext, value: Any) -> Keyword:
         return track(x, Evaluated())
 
     def errors_given(x: Any, acc: Evaluated, ipath: Path, kpath: Path) -> Iterator[ValidationError]:
+        for key in x:
+            if type(key) is not str:
+                string_key(key)
         if acc.all_props:
             return
         left = [key for key in x if key not in acc.props]
