@@ -93,6 +93,11 @@ def build_node(node: Node, ctx: SchemaContext) -> None:
         keyword = entry[1](ctx, value)
         if keyword is not None:
             keywords.append(keyword)
+    for index, keyword in enumerate(keywords):
+        if keyword.errors_given is not None:
+            folded = unevaluated.fold(node, ctx, keyword)
+            if folded is not None:
+                keywords[index] = folded
     keywords.sort(key=lambda k: k.cost)
     if types is not None and "integer" in types and "number" not in types:
         keywords.insert(0, _integer_check(ctx, types))

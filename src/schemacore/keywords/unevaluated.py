@@ -10,13 +10,13 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from ..compiler import Evaluated, Keyword, SchemaContext, make_error
+from ..compiler import Evaluated, Keyword, Node, SchemaContext, make_error
 from ..errors import ValidationError
 from ..paths import Path
 from .applicator import string_key
 from .core import call_errors, call_valid
 
-__all__ = ["KEYWORDS"]
+__all__ = ["KEYWORDS", "fold"]
 
 
 def compile_unevaluated_properties(ctx: SchemaContext, value: Any) -> Keyword:
@@ -113,6 +113,181 @@ def compile_unevaluated_items(ctx: SchemaContext, value: Any) -> Keyword:
         return errors_given(x, Evaluated(), ipath, kpath)
 
     return Keyword("unevaluatedItems", "array", valid, errors, track, errors_given, cost=1000)
+
+
+# -- compile-time folding ---------------------------------------------------------
+#
+# Where everything that can evaluate a property (or item) of this schema object is
+# known at compile time (its own keywords and those of the subschemas it always
+# applies in place: allOf branches and references, which schemacore resolves while
+# compiling), unevaluated* needs no tracking at all: it becomes a check against
+# fixed names, patterns and a prefix length, like additionalProperties.
+
+_CONDITIONAL = ("anyOf", "oneOf", "if", "dependentSchemas", "dependencies")
+
+
+class _Static:
+    def __init__(self) -> None:
+        self.names: set[str] = set()
+        self.patterns: list[str] = []
+        self.prefix = 0
+        self.all_props = False
+        self.all_items = False
+
+
+def _collect(node: Node, found: _Static, seen: set[int], root: bool) -> bool:
+    """Gather what ``node`` always evaluates; False if that depends on the instance."""
+    if id(node) in seen:
+        return True
+    seen.add(id(node))
+    if node.boolean is not None:
+        return True
+    ctx = node.context
+    if ctx is None or (not node.ready and not root):
+        return False
+    schema = ctx.schema
+    for keyword in _CONDITIONAL:
+        if ctx.active(keyword):
+            return False
+    if ctx.active("contains"):
+        return False
+    if ctx.active("properties") and isinstance(schema["properties"], dict):
+        found.names.update(schema["properties"])
+    if ctx.active("patternProperties") and isinstance(schema["patternProperties"], dict):
+        found.patterns.extend(schema["patternProperties"])
+    if ctx.active("additionalProperties") or (not root and ctx.active("unevaluatedProperties")):
+        found.all_props = True
+    if ctx.active("prefixItems") and isinstance(schema["prefixItems"], list):
+        found.prefix = max(found.prefix, len(schema["prefixItems"]))
+    if ctx.active("items") or (not root and ctx.active("unevaluatedItems")):
+        found.all_items = True
+    for tokens, child in node.children.items():
+        if tokens[0] in ("allOf", "$ref", "$dynamicRef") and not _collect(
+            child, found, seen, False
+        ):
+            return False
+    return True
+
+
+def fold(node: Node, ctx: SchemaContext, keyword: Keyword) -> Keyword | None:
+    """A tracking-free replacement for an unevaluated* keyword, if one exists."""
+    found = _Static()
+    if not _collect(node, found, set(), True):
+        return None
+    value = ctx.schema[keyword.name]
+    child = ctx.children[(keyword.name,)]
+    check = call_valid(child)
+    child_errors = call_errors(child)
+    absolute = ctx.location(keyword.name)
+    if keyword.name == "unevaluatedProperties":
+        if found.all_props:
+            return _evaluates_all(keyword)
+        from .applicator import pattern_searches
+
+        names = frozenset(found.names)
+        searches = pattern_searches(ctx, found.patterns, "patternProperties")
+
+        def left(x: Any) -> list[str]:
+            out = []
+            for key in x:
+                if key in names:
+                    continue
+                if type(key) is not str:
+                    string_key(key)
+                for search in searches:
+                    if search(key):
+                        break
+                else:
+                    out.append(key)
+            return out
+
+        def valid(x: Any) -> bool:
+            for key in left(x):
+                if not check(x[key]):
+                    return False
+            return True
+
+        def errors(x: Any, ipath: Path, kpath: Path) -> Iterator[ValidationError]:
+            here = (kpath, "unevaluatedProperties")
+            unexpected = left(x)
+            if value is False and unexpected:
+                listed = ", ".join(repr(k) for k in unexpected)
+                yield make_error(
+                    f"unevaluated properties are not allowed ({listed} "
+                    f"{'was' if len(unexpected) == 1 else 'were'} unexpected)",
+                    "unevaluatedProperties",
+                    x,
+                    ipath,
+                    here,
+                    absolute,
+                )
+                return
+            for key in unexpected:
+                if not check(x[key]):
+                    yield from child_errors(x[key], (ipath, key), here)
+
+        def track(x: Any, acc: Evaluated) -> bool:
+            if not valid(x):
+                return False
+            acc.all_props = True
+            return True
+
+        return Keyword("unevaluatedProperties", "object", valid, errors, track, cost=95)
+
+    if found.all_items:
+        return _evaluates_all(keyword)
+    start = found.prefix
+
+    def valid_items(x: Any) -> bool:
+        for index in range(start, len(x)):
+            if not check(x[index]):
+                return False
+        return True
+
+    def item_errors(x: Any, ipath: Path, kpath: Path) -> Iterator[ValidationError]:
+        here = (kpath, "unevaluatedItems")
+        left = list(range(start, len(x)))
+        if value is False and left:
+            yield make_error(
+                f"unevaluated items are not allowed (items at {left} were unexpected)",
+                "unevaluatedItems",
+                x,
+                ipath,
+                here,
+                absolute,
+            )
+            return
+        for index in left:
+            yield from child_errors(x[index], (ipath, index), here)
+
+    def track_items(x: Any, acc: Evaluated) -> bool:
+        if not valid_items(x):
+            return False
+        acc.all_items = True
+        return True
+
+    return Keyword("unevaluatedItems", "array", valid_items, item_errors, track_items, cost=95)
+
+
+def _evaluates_all(keyword: Keyword) -> Keyword:
+    """Everything is already evaluated: nothing to check, but report it upwards."""
+    applies_to = keyword.applies_to
+    marks_props = keyword.name == "unevaluatedProperties"
+
+    def valid(x: Any) -> bool:
+        return True
+
+    def errors(x: Any, ipath: Path, kpath: Path) -> Iterator[ValidationError]:
+        return iter(())
+
+    def track(x: Any, acc: Evaluated) -> bool:
+        if marks_props:
+            acc.all_props = True
+        else:
+            acc.all_items = True
+        return True
+
+    return Keyword(keyword.name, applies_to, valid, errors, track, cost=95)
 
 
 KEYWORDS: dict[str, Callable[[SchemaContext, Any], Keyword | None]] = {
