@@ -73,12 +73,15 @@ def _call(w: _Writer, indent: int, fn: Callable[[Any], bool], var: str) -> None:
 
 
 def _node_call(w: _Writer, indent: int, node: Node, var: str) -> None:
+    while node.alias is not None:
+        node = node.alias
     if node.trivial:
         return
-    if node.ready:
-        _call(w, indent, node.valid, var)
+    if node.generated is not None:
+        _call(w, indent, node.generated, var)
     else:
-        # Still being compiled (a cycle): read its closure when called.
+        # Read its current function at each call: it is replaced by generated code
+        # once it is hot (or, in a cycle, once it is compiled).
         w.add(indent, f"if not {w.const(node)}.valid({var}): return False")
 
 

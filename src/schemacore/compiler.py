@@ -137,11 +137,14 @@ class Node:
     """A compiled schema. Attributes are filled once compilation of it finishes."""
 
     __slots__ = (
+        "alias",
         "boolean",
+        "calls",
         "children",
         "closure_valid",
         "context",
         "errors",
+        "generated",
         "inline_ok",
         "keywords",
         "ready",
@@ -167,6 +170,12 @@ class Node:
         # inline_ok when generated code may copy this node's checks into a parent.
         self.closure_valid: ValidFn = _unfinished
         self.inline_ok = False
+        # Generated code replaces the closures once a node has been called often
+        # enough to repay writing it (see keywords._tiered); alias is the target of a
+        # node that is only a (non-recursive) reference.
+        self.generated: ValidFn | None = None
+        self.calls = 0
+        self.alias: Node | None = None
         self.valid: ValidFn = _unfinished
         self.errors: ErrorsFn = _unfinished_errors
         self.track: TrackFn = _unfinished_track

@@ -216,6 +216,9 @@ def _fuse(
         # node: no dispatch, and one Python frame less per level of recursion. Its
         # target checks floats itself.
         only = rest[0]
+        target = ctx.children.get((only.name,))
+        if target is not None and target.ready:
+            node.alias = target
         node.valid = only.valid
         node.errors = only.errors
         node.track = (
@@ -327,8 +330,32 @@ def _fuse(
     if given:
         node.valid = valid
     else:
-        node.valid = generate_valid(node, ctx)
+        node.valid = _tiered(node, ctx)
         node.inline_ok = True
+
+
+# Calls after which a schema object's checks are written out as Python code. Writing
+# costs about as much as a few dozen calls through the closures saves, so schemas
+# validated only a handful of times (and compile + first call) stay on closures.
+HOT = 16
+
+
+def _tiered(node: Node, ctx: SchemaContext) -> Callable[[Any], bool]:
+    closure = node.closure_valid
+
+    def valid(x: Any) -> bool:
+        generated = node.generated
+        if generated is not None:
+            return generated(x)
+        node.calls += 1
+        if node.calls < HOT:
+            return closure(x)
+        generated = generate_valid(node, ctx)
+        node.generated = generated
+        node.valid = generated
+        return generated(x)
+
+    return valid
 
 
 def _untyped(keywords: tuple[Keyword, ...]) -> tuple[Keyword, ...]:
