@@ -22,7 +22,7 @@ from typing import Any
 from .compiler import Keyword, Node, SchemaContext, finite
 from .ecma262 import compile_pattern
 
-__all__ = ["generate_valid"]
+__all__ = ["HOT", "generate_valid", "promote"]
 
 # How much a node may grow by inlining subschemas, and how deep.
 _MAX_LINES = 300
@@ -77,12 +77,7 @@ def _node_call(w: _Writer, indent: int, node: Node, var: str) -> None:
         node = node.alias
     if node.trivial:
         return
-    if node.generated is not None:
-        _call(w, indent, node.generated, var)
-    else:
-        # Read its current function at each call: it is replaced by generated code
-        # once it is hot (or, in a cycle, once it is compiled).
-        w.add(indent, f"if not {w.const(node)}.valid({var}): return False")
+    w.add(indent, f"if not {_branch_test(w, node)}({var}): return False")
 
 
 def _inlinable(node: Node, depth: int) -> bool:
@@ -325,6 +320,88 @@ _EMITTERS: dict[str, Emitter] = {
     "$dynamicRef": _reference,
     "allOf": _all_of,
 }
+
+
+def _branch_test(w: _Writer, node: Node) -> str:
+    """An expression calling a subschema's current is_valid function."""
+    while node.alias is not None:
+        node = node.alias
+    if node.generated is not None:
+        return w.const(node.generated)
+    return f"{w.const(node)}.valid"
+
+
+def _any_of(
+    w: _Writer, i: int, node: Node, ctx: SchemaContext, k: Keyword, x: str, t: str, d: int
+) -> bool:
+    tests = [
+        f"{_branch_test(w, node.children[('anyOf', index)])}({x})"
+        for index in range(len(ctx.schema["anyOf"]))
+    ]
+    w.add(i, f"if not ({' or '.join(tests)}): return False")
+    return True
+
+
+def _one_of(
+    w: _Writer, i: int, node: Node, ctx: SchemaContext, k: Keyword, x: str, t: str, d: int
+) -> bool:
+    count = w.var()
+    w.add(i, f"{count} = 0")
+    for index in range(len(ctx.schema["oneOf"])):
+        test = _branch_test(w, node.children[("oneOf", index)])
+        w.add(i, f"if {test}({x}):")
+        w.add(i + 1, f"if {count}: return False")
+        w.add(i + 1, f"{count} = 1")
+    w.add(i, f"if not {count}: return False")
+    return True
+
+
+def _not(
+    w: _Writer, i: int, node: Node, ctx: SchemaContext, k: Keyword, x: str, t: str, d: int
+) -> bool:
+    w.add(i, f"if {_branch_test(w, node.children[('not',)])}({x}): return False")
+    return True
+
+
+def _if(
+    w: _Writer, i: int, node: Node, ctx: SchemaContext, k: Keyword, x: str, t: str, d: int
+) -> bool:
+    then = node.children.get(("then",))
+    otherwise = node.children.get(("else",))
+    w.add(i, f"if {_branch_test(w, node.children[('if',)])}({x}):")
+    mark = len(w.lines)
+    if then is not None:
+        _emit_child(w, i + 1, then, x, d)
+    if len(w.lines) == mark:
+        w.add(i + 1, "pass")
+    if otherwise is not None:
+        w.add(i, "else:")
+        mark = len(w.lines)
+        _emit_child(w, i + 1, otherwise, x, d)
+        if len(w.lines) == mark:
+            w.add(i + 1, "pass")
+    return True
+
+
+_EMITTERS.update({"anyOf": _any_of, "oneOf": _one_of, "not": _not, "if": _if})
+
+# Validator calls after which generated code replaces the closures. Writing costs
+# about as much as a few dozen calls through the closures save, so a schema checked a
+# handful of times (and compile + first call) stays on closures.
+HOT = 16
+
+
+def promote(nodes: list[Node]) -> None:
+    """Write generated ``is_valid`` code for every node that allows it.
+
+    Children were compiled after their parents, so going backwards lets a parent
+    bind (or inline) its children's generated code.
+    """
+    for node in reversed(nodes):
+        if node.inline_ok and node.generated is None and node.context is not None:
+            generated = generate_valid(node, node.context)
+            node.generated = generated
+            node.valid = generated
 
 
 def generate_valid(node: Node, ctx: SchemaContext) -> Callable[[Any], bool]:

@@ -139,7 +139,6 @@ class Node:
     __slots__ = (
         "alias",
         "boolean",
-        "calls",
         "children",
         "closure_valid",
         "context",
@@ -170,11 +169,10 @@ class Node:
         # inline_ok when generated code may copy this node's checks into a parent.
         self.closure_valid: ValidFn = _unfinished
         self.inline_ok = False
-        # Generated code replaces the closures once a node has been called often
-        # enough to repay writing it (see keywords._tiered); alias is the target of a
-        # node that is only a (non-recursive) reference.
+        # Generated code replaces the closures once the validator has been called
+        # often enough to repay writing it (see codegen.promote); alias is the
+        # target of a node that is only a (non-recursive) reference.
         self.generated: ValidFn | None = None
-        self.calls = 0
         self.alias: Node | None = None
         self.valid: ValidFn = _unfinished
         self.errors: ErrorsFn = _unfinished_errors
@@ -493,6 +491,11 @@ class Compiler:
             build_node(node, context)
         node.ready = True
         return node
+
+    @property
+    def nodes(self) -> list[Node]:
+        """Every node compiled, in the order compilation started them."""
+        return list(self._cache.values())
 
     def count_reference(self, location: str) -> None:
         limit = self.options.limits.max_references

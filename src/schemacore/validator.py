@@ -6,6 +6,7 @@ from collections.abc import Callable, Iterator, Mapping
 from time import monotonic
 from typing import Any, NoReturn
 
+from .codegen import HOT, promote
 from .compiler import Compiler, Node, Options
 from .dialect import DEFAULT_DIALECT, Dialect
 from .errors import ExecutionFailure, SchemaError, ValidationError
@@ -36,9 +37,20 @@ class Validator:
     carries the schema and options and compiles it again on load.
     """
 
-    __slots__ = ("_loader", "_node", "_options", "_registry", "_schema", "_state")
+    __slots__ = (
+        "_calls",
+        "_loader",
+        "_node",
+        "_nodes",
+        "_options",
+        "_registry",
+        "_schema",
+        "_state",
+    )
 
     _node: Node
+    _nodes: list[Node]
+    _calls: list[int]
     _state: CallState
     _options: Options
     _registry: Mapping[str, Any] | None
@@ -65,10 +77,13 @@ class Validator:
             limits=limits if limits is not None else Limits(),
             formats=dict(formats or {}),
         )
-        node, state = _build(schema, registry, loader, options, _check_schema)
+        node, compiler = _build(schema, registry, loader, options, _check_schema)
         set_attr = object.__setattr__
         set_attr(self, "_node", node)
-        set_attr(self, "_state", state)
+        set_attr(self, "_nodes", compiler.nodes)
+        # is_valid calls so far (a mutable cell: the validator itself is frozen).
+        set_attr(self, "_calls", [0])
+        set_attr(self, "_state", compiler.state)
         set_attr(self, "_options", options)
         set_attr(self, "_registry", registry)
         set_attr(self, "_loader", loader)
@@ -92,8 +107,11 @@ class Validator:
         a limit was exceeded, or a value outside the JSON data model was reached.
         """
         state = self._start(instance)
+        node = self._node
+        if self._calls[0] < HOT:
+            self._warm()
         try:
-            return self._node.valid(instance)
+            return node.valid(instance)
         except RecursionError:
             _too_deep("the instance")
         finally:
@@ -109,6 +127,13 @@ class Validator:
             yield from self._node.errors(instance, None, None)
         except RecursionError:
             _too_deep("the instance")
+
+    def _warm(self) -> None:
+        """Count calls; at the HOT-th, replace closures with generated code."""
+        calls = self._calls
+        calls[0] += 1
+        if calls[0] == HOT:
+            promote(self._nodes)
 
     def _start(self, instance: Any) -> CallState:
         """Reset this thread's bookkeeping and run the optional instance walk."""
@@ -217,7 +242,7 @@ def _build(
     loader: Callable[[str], Any] | None,
     options: Options,
     check_schema: bool,
-) -> tuple[Node, CallState]:
+) -> tuple[Node, Compiler]:
     try:
         return _compile_document(schema, registry, loader, options, check_schema)
     except RecursionError:
@@ -234,7 +259,7 @@ def _compile_document(
     loader: Callable[[str], Any] | None,
     options: Options,
     check_schema: bool,
-) -> tuple[Node, CallState]:
+) -> tuple[Node, Compiler]:
     if not isinstance(schema, (dict, bool)):
         raise SchemaError(f"a schema must be an object or a boolean, not {type(schema).__name__}")
     index = Index(registry, loader, options.limits)
@@ -254,7 +279,7 @@ def _compile_document(
         # Documents pulled in through references are schemas too.
         for uri, document in index.loaded:
             _check_schema_document(document, registry, loader, f"the schema at {uri!r}")
-    return node, compiler.state
+    return node, compiler
 
 
 def _check_schema_document(

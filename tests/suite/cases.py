@@ -95,21 +95,40 @@ def load_cases(suite: Path) -> list[SuiteCase]:
 
 class ValidatorCache:
     """Compiles each group's schema once; a failed compile is not cached, so every
-    case of that group reports the compile error itself."""
+    case of that group reports the compile error itself.
+
+    ``generated`` gives a second validator of the same schema whose ``is_valid`` has
+    already been replaced by generated code (schemacore does that only after a number
+    of calls, which a suite group never reaches), so both fast paths are checked.
+    """
 
     def __init__(self, registry: Mapping[str, Any]) -> None:
         self._registry = registry
         self._validators: dict[str, Validator] = {}
+        self._generated: dict[str, Validator] = {}
+
+    def _compile(self, case: SuiteCase) -> Validator:
+        import schemacore
+
+        return schemacore.compile(
+            case.schema, registry=self._registry, format_assertion=case.format_assertion
+        )
 
     def get(self, case: SuiteCase) -> Validator:
         validator = self._validators.get(case.group_id)
         if validator is None:
-            import schemacore
-
-            validator = schemacore.compile(
-                case.schema, registry=self._registry, format_assertion=case.format_assertion
-            )
+            validator = self._compile(case)
             self._validators[case.group_id] = validator
+        return validator
+
+    def generated(self, case: SuiteCase) -> Validator:
+        validator = self._generated.get(case.group_id)
+        if validator is None:
+            from schemacore.codegen import promote
+
+            validator = self._compile(case)
+            promote(validator._nodes)
+            self._generated[case.group_id] = validator
         return validator
 
 
@@ -118,9 +137,11 @@ def _summary(errors: Iterable[object], limit: int = 3) -> str:
     return "; ".join(shown)
 
 
-def check_case(validator: Validator, case: SuiteCase) -> list[str]:
-    """Run ``case`` through every result path of ``validator``; return what is wrong
-    (an empty list means the case passed)."""
+def check_case(
+    validator: Validator, case: SuiteCase, generated: Validator | None = None
+) -> list[str]:
+    """Run ``case`` through every result path of ``validator`` (and the generated-code
+    ``is_valid`` of ``generated``); return what is wrong (empty: the case passed)."""
     import schemacore
 
     problems: list[str] = []
@@ -131,6 +152,12 @@ def check_case(validator: Validator, case: SuiteCase) -> list[str]:
     verdict = validator.is_valid(case.data)
     if verdict is not case.valid:
         problems.append(f"is_valid returned {verdict!r}, expected {case.valid} ({expected})")
+    if generated is not None:
+        verdict = generated.is_valid(case.data)
+        if verdict is not case.valid:
+            problems.append(
+                f"is_valid (generated code) returned {verdict!r}, expected {case.valid}"
+            )
 
     # Typed as object: these checks guard the engine against its own annotations.
     errors: list[object] = list(validator.iter_errors(case.data))

@@ -45,7 +45,7 @@ _LABELS = {
     "optional/format": "optional/format",
 }
 _NOTES = {
-    "required": " (is_valid, iter_errors and validate agree)",
+    "required": " (both is_valid paths, iter_errors and validate agree)",
     "optional": "",
     "optional/format": " (format_assertion=True)",
 }
@@ -55,7 +55,7 @@ _SHOWN_PER_SECTION = 25
 def _run(case: SuiteCase, validators: ValidatorCache) -> str | None:
     """``None`` if the case passes, else a one-line reason."""
     try:
-        problems = check_case(validators.get(case), case)
+        problems = check_case(validators.get(case), case, validators.generated(case))
     except Exception as exc:  # a crash is a failure of that case, not of the report
         return f"raised {type(exc).__name__}: {exc}"
     return "; ".join(problems) or None

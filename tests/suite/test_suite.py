@@ -74,7 +74,7 @@ def _param(case: SuiteCase) -> Any:
 @pytest.mark.parametrize("case", [_param(case) for case in CASES])
 def test_case(case: SuiteCase) -> None:
     validator = _validators.get(case)
-    problems = check_case(validator, case)
+    problems = check_case(validator, case, _validators.generated(case))
     assert not problems, "\n".join(problems)
 
 

@@ -14,7 +14,6 @@ from collections.abc import Callable, Iterator
 from time import monotonic
 from typing import Any
 
-from ..codegen import generate_valid
 from ..compiler import (
     _JSON_OF,
     _PY_TYPES,
@@ -57,7 +56,11 @@ VOCABULARY_OF: dict[str, str] = {
 }
 
 
+# Keywords that may stand for their whole schema object when they are its only one:
+# their subschemas check every value themselves (floats included). Not "not": a
+# subschema that rejects a NaN would make "not" accept it.
 _REFERENCES = ("$ref", "$dynamicRef")
+_PASS_THROUGH = (*_REFERENCES, "allOf", "anyOf", "oneOf")
 
 
 def _always_true(x: Any) -> bool:
@@ -211,7 +214,7 @@ def _fuse(
         node.track = _track_nothing
         return
     rest = [k for k in keywords if k is not _FINITE]
-    if types is None and len(rest) == 1 and rest[0].name in _REFERENCES and not given:
+    if types is None and len(rest) == 1 and rest[0].name in _PASS_THROUGH and not given:
         # A lone keyword that applies to every type (typically {"$ref": ...}) is the
         # node: no dispatch, and one Python frame less per level of recursion. Its
         # target checks floats itself.
@@ -327,35 +330,8 @@ def _fuse(
     node.errors = errors
     node.track = track if tracking else _track_as_valid(valid)
     node.closure_valid = valid
-    if given:
-        node.valid = valid
-    else:
-        node.valid = _tiered(node, ctx)
-        node.inline_ok = True
-
-
-# Calls after which a schema object's checks are written out as Python code. Writing
-# costs about as much as a few dozen calls through the closures saves, so schemas
-# validated only a handful of times (and compile + first call) stay on closures.
-HOT = 16
-
-
-def _tiered(node: Node, ctx: SchemaContext) -> Callable[[Any], bool]:
-    closure = node.closure_valid
-
-    def valid(x: Any) -> bool:
-        generated = node.generated
-        if generated is not None:
-            return generated(x)
-        node.calls += 1
-        if node.calls < HOT:
-            return closure(x)
-        generated = generate_valid(node, ctx)
-        node.generated = generated
-        node.valid = generated
-        return generated(x)
-
-    return valid
+    node.valid = valid
+    node.inline_ok = not given
 
 
 def _untyped(keywords: tuple[Keyword, ...]) -> tuple[Keyword, ...]:

@@ -519,16 +519,6 @@ def compile_all_of(ctx: SchemaContext, value: Any) -> Keyword | None:
     return Keyword("allOf", None, valid, errors, track if ctx.tracking else None, cost=80)
 
 
-def _branch_errors(
-    error_fns: tuple[Any, ...], keyword: str, x: Any, ipath: Path, kpath: Path
-) -> tuple[ValidationError, ...]:
-    here = (kpath, keyword)
-    found: list[ValidationError] = []
-    for index, node_errors in enumerate(error_fns):
-        found.extend(node_errors(x, ipath, (here, index)))
-    return tuple(found)
-
-
 def compile_any_of(ctx: SchemaContext, value: Any) -> Keyword | None:
     nodes = _branches(ctx, "anyOf", value)
     checks = tuple(call_valid(n) for n in nodes)
@@ -545,16 +535,23 @@ def compile_any_of(ctx: SchemaContext, value: Any) -> Keyword | None:
         return False
 
     def errors(x: Any, ipath: Path, kpath: Path) -> Iterator[ValidationError]:
-        if not valid(x):
-            yield make_error(
-                "the value is not valid under any of the anyOf schemas",
-                "anyOf",
-                x,
-                ipath,
-                (kpath, "anyOf"),
-                absolute,
-                _branch_errors(error_fns, "anyOf", x, ipath, kpath),
-            )
+        # Each branch's errors decide too: no separate (and deeper) is_valid pass.
+        here = (kpath, "anyOf")
+        found: list[ValidationError] = []
+        for index, node_errors in enumerate(error_fns):
+            branch = list(node_errors(x, ipath, (here, index)))
+            if not branch:
+                return
+            found.extend(branch)
+        yield make_error(
+            "the value is not valid under any of the anyOf schemas",
+            "anyOf",
+            x,
+            ipath,
+            here,
+            absolute,
+            tuple(found),
+        )
 
     def track(x: Any, acc: Evaluated) -> bool:
         # Every passing branch contributes its evaluated locations: no short cut.
@@ -586,16 +583,24 @@ def compile_one_of(ctx: SchemaContext, value: Any) -> Keyword | None:
         return found
 
     def errors(x: Any, ipath: Path, kpath: Path) -> Iterator[ValidationError]:
-        passing = [index for index, check in enumerate(checks) if check(x)]
+        here = (kpath, "oneOf")
+        passing: list[int] = []
+        found: list[ValidationError] = []
+        for index, node_errors in enumerate(error_fns):
+            branch = list(node_errors(x, ipath, (here, index)))
+            if branch:
+                found.extend(branch)
+            else:
+                passing.append(index)
         if not passing:
             yield make_error(
                 "the value is not valid under any of the oneOf schemas",
                 "oneOf",
                 x,
                 ipath,
-                (kpath, "oneOf"),
+                here,
                 absolute,
-                _branch_errors(error_fns, "oneOf", x, ipath, kpath),
+                tuple(found),
             )
         elif len(passing) > 1:
             yield make_error(
