@@ -22,7 +22,7 @@ from typing import Any
 from .compiler import Keyword, Node, SchemaContext, finite
 from .ecma262 import compile_pattern
 
-__all__ = ["HOT", "generate_valid", "promote"]
+__all__ = ["HOT", "WORTH_WRITING", "generate_valid", "promote"]
 
 # How much a node may grow by inlining subschemas, and how deep.
 _MAX_LINES = 300
@@ -389,6 +389,8 @@ _EMITTERS.update({"anyOf": _any_of, "oneOf": _one_of, "not": _not, "if": _if})
 # about as much as a few dozen calls through the closures save, so a schema checked a
 # handful of times (and compile + first call) stays on closures.
 HOT = 16
+# Seconds of validation on closures after which writing the code pays for itself.
+WORTH_WRITING = 0.005
 
 
 def promote(nodes: list[Node]) -> None:

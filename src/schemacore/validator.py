@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
-from time import monotonic
+from time import monotonic, perf_counter
 from typing import Any, NoReturn
 
-from .codegen import HOT, promote
+from .codegen import HOT, WORTH_WRITING, promote
 from .compiler import Compiler, Node, Options
 from .dialect import DEFAULT_DIALECT, Dialect
 from .errors import ExecutionFailure, SchemaError, ValidationError
@@ -50,7 +50,7 @@ class Validator:
 
     _node: Node
     _nodes: list[Node]
-    _calls: list[int]
+    _calls: list[Any]
     _state: CallState
     _options: Options
     _registry: Mapping[str, Any] | None
@@ -81,8 +81,8 @@ class Validator:
         set_attr = object.__setattr__
         set_attr(self, "_node", node)
         set_attr(self, "_nodes", compiler.nodes)
-        # is_valid calls so far (a mutable cell: the validator itself is frozen).
-        set_attr(self, "_calls", [0])
+        # is_valid calls and seconds so far (mutable: the validator itself is frozen).
+        set_attr(self, "_calls", [0, 0.0])
         set_attr(self, "_state", compiler.state)
         set_attr(self, "_options", options)
         set_attr(self, "_registry", registry)
@@ -107,11 +107,10 @@ class Validator:
         a limit was exceeded, or a value outside the JSON data model was reached.
         """
         state = self._start(instance)
-        node = self._node
         if self._calls[0] < HOT:
-            self._warm()
+            return self._warm_is_valid(instance, state)
         try:
-            return node.valid(instance)
+            return self._node.valid(instance)
         except RecursionError:
             _too_deep("the instance")
         finally:
@@ -128,12 +127,24 @@ class Validator:
         except RecursionError:
             _too_deep("the instance")
 
-    def _warm(self) -> None:
-        """Count calls; at the HOT-th, replace closures with generated code."""
+    def _warm_is_valid(self, instance: Any, state: CallState) -> bool:
+        """is_valid before generated code: count calls and time spent, and write the
+        code at the HOT-th call or once the closures have taken longer than writing
+        it would (one large instance is reason enough)."""
         calls = self._calls
+        started = perf_counter()
+        try:
+            result = self._node.valid(instance)
+        except RecursionError:
+            _too_deep("the instance")
+        finally:
+            state.depth = 0
         calls[0] += 1
-        if calls[0] == HOT:
+        calls[1] += perf_counter() - started
+        if calls[0] >= HOT or calls[1] > WORTH_WRITING:
+            calls[0] = HOT
             promote(self._nodes)
+        return result
 
     def _start(self, instance: Any) -> CallState:
         """Reset this thread's bookkeeping and run the optional instance walk."""
