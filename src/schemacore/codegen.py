@@ -263,7 +263,12 @@ def _pattern(
     w: _Writer, i: int, node: Node, ctx: SchemaContext, k: Keyword, x: str, t: str, d: int
 ) -> bool:
     limits = ctx.options.limits
-    search = compile_pattern(ctx.schema["pattern"], limits.regex_timeout, limits.max_pattern_input)
+    search = compile_pattern(
+        ctx.schema["pattern"],
+        limits.regex_timeout,
+        limits.max_pattern_input,
+        ctx.location("pattern"),
+    )
     w.add(i, f"if {w.const(search)}({x}) is None: return False")
     return True
 

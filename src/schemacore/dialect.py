@@ -59,8 +59,12 @@ def normalise(uri: str) -> str:
     return uri[:-1] if uri.endswith("#") else uri
 
 
+# Seen in the wild: the http spelling of the 2020-12 meta-schema URI.
+_ALSO_2020_12 = "http://json-schema.org/draft/2020-12/schema"
+
+
 def is_2020_12(uri: str) -> bool:
-    return normalise(uri) == DRAFT_2020_12
+    return normalise(uri) in (DRAFT_2020_12, _ALSO_2020_12)
 
 
 @dataclass(frozen=True, slots=True)

@@ -447,7 +447,10 @@ def is_valid_pattern(pattern: str) -> bool:
 
 
 def compile_pattern(
-    pattern: str, timeout: float | None = None, max_input: int | None = None
+    pattern: str,
+    timeout: float | None = None,
+    max_input: int | None = None,
+    where: str = "",
 ) -> Callable[[str], Any]:
     """Return a ``search`` function for ``pattern``: truthy when it matches anywhere.
 
@@ -455,6 +458,7 @@ def compile_pattern(
     is armed for every match of a pattern with nested or repeated unbounded
     quantifiers or back references, and for long inputs otherwise. With
     ``max_input``, a longer string raises ExecutionFailure before any matching.
+    ``where`` (the schema location of the keyword) locates those failures.
     """
     compiled, risky = _compiled(pattern)
     search = compiled.search
@@ -468,6 +472,7 @@ def compile_pattern(
         if size > longest:
             raise ExecutionFailure(
                 f"a string of {size} characters is longer than max_pattern_input={max_input}",
+                schema_location=where,
                 limit="max_pattern_input",
                 value=max_input,
             )
@@ -478,6 +483,7 @@ def compile_pattern(
         except TimeoutError:
             raise ExecutionFailure(
                 f"the pattern {pattern!r} ran longer than regex_timeout={timeout} s",
+                schema_location=where,
                 limit="regex_timeout",
                 value=timeout,
             ) from None

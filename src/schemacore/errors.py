@@ -60,7 +60,12 @@ class UnsupportedCapability(SchemaCoreError):
 class ExecutionFailure(SchemaCoreError):
     """Evaluation could not be completed (a limit was exceeded, a value outside the
     JSON data model was met, a regular expression ran out of time). Never turned
-    into ``False``: a caller must not mistake it for a plain mismatch."""
+    into ``False``: a caller must not mistake it for a plain mismatch.
+
+    ``limit`` names the limit and ``value`` its value. While compiling, ``location``
+    points into the schema; while validating, into the instance when that is known
+    (``""`` otherwise), and ``schema_location`` is the absolute URI of the keyword
+    that hit the limit, when there is one."""
 
     error_class: ClassVar[str] = "execution_failure"
 
@@ -71,10 +76,12 @@ class ExecutionFailure(SchemaCoreError):
         location: str = "",
         limit: str | None = None,
         value: object = None,
+        schema_location: str = "",
     ) -> None:
         super().__init__(message, location=location)
         self.limit = limit
         self.value = value
+        self.schema_location = schema_location
 
 
 class ValidationError(Exception):

@@ -112,14 +112,14 @@ def _too_deep(limit: int, path: Path) -> ExecutionFailure:
     )
 
 
-def too_deep(limit: int, where: str) -> ExecutionFailure:
-    """Recursion through the schema went deeper than the instance depth limit.
-
-    ``where`` is the instance location when known, else the recursive reference.
-    """
+def too_deep(limit: int, reference: str, where: str = "") -> ExecutionFailure:
+    """Recursion through the schema went deeper than the instance depth limit, at the
+    recursive ``reference`` (a schema URI) and instance location ``where`` if known."""
     return ExecutionFailure(
-        f"validation recursed deeper than max_instance_depth={limit} (at {where or '/'})",
+        f"validation recursed deeper than max_instance_depth={limit} "
+        f"(through the reference at {reference})",
         location=where,
+        schema_location=reference,
         limit="max_instance_depth",
         value=limit,
     )

@@ -172,11 +172,14 @@ class Index:
                 return found
         return fallback_base, fallback_pointer
 
-    def resource(self, uri: str) -> Any:
-        """The resource at ``uri`` (no fragment), loading it from the registry if needed."""
+    def resource(self, uri: str, location: str = "") -> Any:
+        """The resource at ``uri`` (no fragment), loading it from the registry if needed.
+
+        ``location`` is where in the schema the reference is, for errors.
+        """
         if uri in self.resources:
             return self.resources[uri]
-        document, bundled = self._retrieve(uri)
+        document, bundled = self._retrieve(uri, location)
         if document is _MISSING:
             raise LookupError(uri)
         if not bundled:
@@ -184,7 +187,7 @@ class Index:
         self.add_document(uri, document)
         return self.resources[uri]
 
-    def _retrieve(self, uri: str) -> tuple[Any, bool]:
+    def _retrieve(self, uri: str, location: str) -> tuple[Any, bool]:
         """The document at ``uri`` and whether it is a bundled meta-schema."""
         for key in (uri, uri + "#"):
             if key in self._registry:
@@ -196,14 +199,19 @@ class Index:
             try:
                 return self._loader(uri), False
             except Exception as exc:  # the loader is the caller's code
-                raise SchemaError(f"the loader failed to retrieve {uri!r}: {exc}") from exc
+                # Its message may carry anything (credentials in a URL, say): name only
+                # the exception type; the original is chained for the caller.
+                raise SchemaError(
+                    f"the loader failed to retrieve {uri!r} ({type(exc).__name__})",
+                    location=location,
+                ) from exc
         return _MISSING, False
 
     def resolve(self, reference_uri: str, location: str) -> Target:
         """Resolve an absolute URI with an optional fragment to its target node."""
         base, fragment = split_fragment(reference_uri)
         try:
-            document = self.resource(base)
+            document = self.resource(base, location)
         except LookupError:
             raise SchemaError(
                 f"cannot resolve reference {reference_uri!r}: no schema is registered "

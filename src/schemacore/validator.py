@@ -8,7 +8,7 @@ from typing import Any, NoReturn
 
 from .codegen import HOT, WORTH_WRITING, promote
 from .compiler import Compiler, Node, Options
-from .dialect import DEFAULT_DIALECT, Dialect
+from .dialect import DEFAULT_DIALECT, Dialect, is_2020_12
 from .errors import ExecutionFailure, SchemaError, ValidationError
 from .evaluation import evaluate_node
 from .guard import CallState, scan_instance
@@ -233,12 +233,11 @@ def _default_metaschema() -> Validator:
 
 
 def _check_against(meta: Validator, schema: Any, what: str) -> None:
-    try:
-        if meta.is_valid(schema):
-            return
-        error = next(meta.iter_errors(schema), None)
-    except ExecutionFailure as exc:
-        raise SchemaError(f"{what} could not be checked: {exc.message}") from None
+    # An ExecutionFailure here (a schema nested too deeply to check, say) stays one:
+    # a limit is never reported as an invalid schema.
+    if meta.is_valid(schema):
+        return
+    error = best_match(meta.iter_errors(schema))
     if error is None:  # pragma: no cover - both paths agree by construction
         raise SchemaError(f"{what} is not a valid schema")
     raise SchemaError(
@@ -278,12 +277,13 @@ def _compile_document(
     dialect: Dialect = DEFAULT_DIALECT
     if isinstance(schema, dict) and "$schema" in schema:
         dialect = compiler.dialect_for(schema["$schema"], "/$schema")
-    if check_schema:
-        _check_schema_document(schema, registry, loader, "the schema")
     base = ""
     if isinstance(schema, dict) and isinstance(schema.get("$id"), str):
         base = split_fragment(join("", schema["$id"]))[0]
+    # Indexing first: it enforces max_schema_depth before the meta-schema walks it.
     index.add_document(base, schema)
+    if check_schema:
+        _check_schema_document(schema, registry, loader, "the schema")
     node = compiler.node(schema, base, "", dialect, (), False, None)
     compiler.check_progress()
     if check_schema:
@@ -303,7 +303,7 @@ def _check_schema_document(
     meta_uri = _METASCHEMA_URI
     if isinstance(schema, dict) and isinstance(schema.get("$schema"), str):
         meta_uri = split_fragment(schema["$schema"])[0]
-    if meta_uri == _METASCHEMA_URI:
+    if is_2020_12(meta_uri):
         meta = _default_metaschema()
     else:
         meta = Validator({"$ref": meta_uri}, registry=registry, loader=loader, _check_schema=False)

@@ -188,7 +188,7 @@ def test_unknown_format_is_ignored_even_when_asserting() -> None:
     ("schema", "location"),
     [
         ({"type": "foo"}, "/type"),
-        ({"type": ["string", 7]}, "/type"),
+        ({"type": ["string", 7]}, "/type/1"),  # the offending entry itself
         ({"minLength": -1}, "/minLength"),
         ({"minLength": 1.5}, "/minLength"),
         ({"multipleOf": 0}, "/multipleOf"),

@@ -133,7 +133,7 @@ def _add_deadline(node: Node, ctx: SchemaContext) -> None:
     def expired() -> ExecutionFailure:
         return ExecutionFailure(
             f"validation took longer than time_budget={budget} s",
-            location=ctx.pointer,
+            schema_location=ctx.location(),
             limit="time_budget",
             value=budget,
         )

@@ -31,7 +31,10 @@ def pattern_searches(ctx: SchemaContext, patterns: Any, keyword: str) -> list[An
     limits = ctx.options.limits
     for pattern in patterns:
         try:
-            out.append(compile_pattern(pattern, limits.regex_timeout, limits.max_pattern_input))
+            where = ctx.location(keyword, pattern)
+            out.append(
+                compile_pattern(pattern, limits.regex_timeout, limits.max_pattern_input, where)
+            )
         except PatternError as exc:
             raise ctx.schema_error(str(exc), keyword, pattern) from None
     return out

@@ -148,7 +148,7 @@ def _recursive(
         while link is not None:
             depth += 1
             if depth > limit:
-                raise too_deep(limit, to_pointer(ipath))
+                raise too_deep(limit, where, to_pointer(ipath))
             link = link[0]
         return node.errors(x, ipath, kpath)
 

@@ -207,7 +207,9 @@ def compile_pattern_keyword(ctx: SchemaContext, value: Any) -> Keyword:
         raise ctx.schema_error("pattern must be a string", "pattern")
     try:
         limits = ctx.options.limits
-        search = compile_pattern(value, limits.regex_timeout, limits.max_pattern_input)
+        search = compile_pattern(
+            value, limits.regex_timeout, limits.max_pattern_input, ctx.location("pattern")
+        )
     except PatternError as exc:
         raise ctx.schema_error(str(exc), "pattern") from None
 
