@@ -1,12 +1,17 @@
 """The ``schemacore`` command line.
 
 ``schemacore validate SCHEMA INSTANCE...`` validates JSON files against a schema;
-``schemacore example`` validates the bundled example tool arguments.
+``schemacore example`` validates the bundled example tool arguments;
+``schemacore admit TOOLS.json`` admits a tool catalog through the runtime layer;
+``schemacore check-args TOOLS.json TOOL ARGS.json`` checks one call's arguments.
 
-Exit status: 0 every instance is valid; 1 some instance is invalid; 2 usage error,
-unreadable or malformed JSON file, a schema that does not compile, or an instance
-whose evaluation could not be completed (a limit was hit). Results go to stdout,
-problems with the command itself to stderr.
+Exit status of ``validate``: 0 every instance is valid; 1 some instance is invalid;
+2 usage error, unreadable or malformed JSON file, a schema that does not compile, or
+an instance whose evaluation could not be completed (a limit was hit). ``admit``: 0
+the batch was admitted (quarantined tools are listed), 1 it was refused, 2 usage or
+input error. ``check-args``: 0 valid, 1 the arguments were refused, 2 usage or input
+error or a tool that is not admitted. Results go to stdout, problems with the command
+itself to stderr.
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ from typing import Any, TextIO
 
 import schemacore
 
+from . import runtime
 from .errors import SchemaCoreError
 
 __all__ = ["main"]
@@ -152,6 +158,113 @@ def _run_example(out: TextIO, err: TextIO) -> int:
     return EXIT_INVALID
 
 
+def _print_diagnostic(label: str, diagnostic: runtime.Diagnostic, out: TextIO) -> None:
+    error = diagnostic.error
+    tool = diagnostic.tool if diagnostic.tool is not None else "(unnamed)"
+    where = f"#{diagnostic.index} {tool}" if diagnostic.index is not None else "(batch)"
+    field = f" {diagnostic.field}" if diagnostic.field else ""
+    path = f" at {error.path!r}" if error.path else ""
+    print(
+        f"{label}: {where}{field}: {error.error_class}: {error.code}{path}: {error.message}",
+        file=out,
+    )
+
+
+def _load_tools(name: str, stdin: TextIO, err: TextIO) -> list[Any] | None:
+    try:
+        document = _load(name, stdin)
+        return runtime.tools_from_listing(document.value)
+    except _InputError as exc:
+        print(f"error: {exc}", file=err)
+    except runtime.BoundaryError as exc:
+        print(f"error: {name}: {exc.code}: {exc.message}", file=err)
+    return None
+
+
+def _run_admit(args: argparse.Namespace, stdin: TextIO, out: TextIO, err: TextIO) -> int:
+    tools = _load_tools(args.tools, stdin, err)
+    if tools is None:
+        return EXIT_ERROR
+    report: dict[str, Any] = {"file": args.tools, "mode": args.mode, "tools": len(tools)}
+    try:
+        bundle = runtime.ToolCatalog().admit_batch(tools, mode=args.mode)
+    except runtime.AdmissionRejected as exc:
+        report |= {"admitted": [], "quarantined": [], "refused": True}
+        report["rejected"] = [d.to_dict() for d in exc.rejected]
+        if args.json:
+            print(json.dumps(report, indent=2, ensure_ascii=False), file=out)
+        else:
+            print(f"{args.tools}: {exc}", file=out)
+            for diagnostic in exc.rejected:
+                _print_diagnostic("rejected", diagnostic, out)
+        return EXIT_INVALID
+    report |= {"admitted": list(bundle.accepted), "refused": False, "rejected": []}
+    report["quarantined"] = [d.to_dict() for d in bundle.rejected]
+    if args.json:
+        print(json.dumps(report, indent=2, ensure_ascii=False), file=out)
+        return EXIT_VALID
+    omitted = len({d.index for d in bundle.rejected})
+    print(
+        f"{args.tools}: admitted {len(bundle.accepted)} of {len(tools)} tools "
+        f"({args.mode} mode; {omitted} quarantined)",
+        file=out,
+    )
+    for diagnostic in bundle.rejected:
+        _print_diagnostic("quarantined", diagnostic, out)
+    return EXIT_VALID
+
+
+def _read_text(name: str, stdin: TextIO) -> str | bytes:
+    if name == STDIN:
+        return stdin.read()
+    try:
+        return Path(name).read_bytes()
+    except OSError as exc:
+        raise _InputError(f"cannot read {name}: {exc.strerror or exc}") from exc
+
+
+def _run_check_args(args: argparse.Namespace, stdin: TextIO, out: TextIO, err: TextIO) -> int:
+    if [args.tools, args.arguments].count(STDIN) > 1:
+        print("error: '-' (standard input) may be given only once", file=err)
+        return EXIT_ERROR
+    tools = _load_tools(args.tools, stdin, err)
+    if tools is None:
+        return EXIT_ERROR
+    entry = next(
+        (tool for tool in tools if isinstance(tool, dict) and tool.get("name") == args.tool), None
+    )
+    if entry is None:
+        print(f"error: {args.tools}: no tool named {args.tool!r}", file=err)
+        return EXIT_ERROR
+    try:
+        admitted = runtime.ToolCatalog().admit_batch([entry]).registry[args.tool]
+    except runtime.AdmissionRejected as exc:
+        for diagnostic in exc.rejected:
+            _print_diagnostic("error: tool not admitted", diagnostic, err)
+        return EXIT_ERROR
+    try:
+        arguments: Any = runtime.parse_tool_args(_read_text(args.arguments, stdin))
+    except _InputError as exc:
+        print(f"error: {exc}", file=err)
+        return EXIT_ERROR
+    except runtime.BoundaryError as exc:
+        result: Any = runtime.tool_error_result(args.tool, exc)
+    else:
+        verdict = runtime.validate_tool_args(arguments, admitted)
+        if verdict.ok:
+            if args.json:
+                print(json.dumps({"ok": True, "tool": args.tool}), file=out)
+            else:
+                print(f"{args.tool}: arguments valid", file=out)
+            return EXIT_VALID
+        result = runtime.tool_error_result(args.tool, verdict)
+    if args.json:
+        print(json.dumps(result, indent=2, ensure_ascii=False), file=out)
+    else:
+        print(result["content"][0]["text"], file=out)
+    return EXIT_INVALID
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="schemacore",
@@ -183,6 +296,30 @@ def _parser() -> argparse.ArgumentParser:
         description="Validate the bundled create_calendar_event example: "
         "valid.json must pass and invalid.json must fail.",
     )
+
+    admit = commands.add_parser(
+        "admit",
+        help="admit a tool catalog (MCP tools/list result or list of tools)",
+        description="Admit a batch of MCP tools through the runtime layer. Strict mode "
+        "refuses the batch on any problem; quarantine mode omits only tools whose "
+        "schemas use an unsupported dialect or capability. Exit status: 0 admitted, "
+        "1 refused, 2 usage or input error.",
+    )
+    admit.add_argument("tools", metavar="TOOLS.json", help="tools file ('-' for stdin)")
+    admit.add_argument("--mode", choices=("strict", "quarantine"), default="strict")
+    admit.add_argument("--json", action="store_true", help="print a JSON report")
+
+    check = commands.add_parser(
+        "check-args",
+        help="check one tool call's arguments against the tool's input schema",
+        description="Admit TOOL from TOOLS.json, parse ARGS.json strictly and report "
+        "value-safe issues as a model would see them. Exit status: 0 valid, 1 refused, "
+        "2 usage or input error or a tool that is not admitted.",
+    )
+    check.add_argument("tools", metavar="TOOLS.json", help="tools file ('-' for stdin)")
+    check.add_argument("tool", metavar="TOOL", help="the tool's name")
+    check.add_argument("arguments", metavar="ARGS.json", help="arguments file ('-' for stdin)")
+    check.add_argument("--json", action="store_true", help="print the MCP isError result")
     return parser
 
 
@@ -199,4 +336,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return exc.code if isinstance(exc.code, int) else EXIT_ERROR
     if args.command == "example":
         return _run_example(sys.stdout, sys.stderr)
+    if args.command == "admit":
+        return _run_admit(args, sys.stdin, sys.stdout, sys.stderr)
+    if args.command == "check-args":
+        return _run_check_args(args, sys.stdin, sys.stdout, sys.stderr)
     return _run_validate(args, sys.stdin, sys.stdout, sys.stderr)

@@ -1,0 +1,225 @@
+"""Bounds on the shape of argument documents and schema documents.
+
+The engine's ``Limits`` bound schemas and compiled trees; the runtime bounds the
+arguments' own shape before the engine sees them, iteratively (a 10,000-deep
+document costs 64 steps, not a ``RecursionError``), and checks that every value is
+in the JSON data model: string keys, finite numbers, no tuples, sets or bytes.
+Nothing is converted: a value outside the model is refused.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+from .errors import EXECUTION_FAILURE, VALIDATION, BoundaryError
+from .jsonvalues import REDACTED, pointer
+
+__all__ = ["BoundaryLimits", "check_argument_shape", "check_schema_shape"]
+
+
+@dataclass(frozen=True, slots=True)
+class BoundaryLimits:
+    """Limits of the runtime boundary; exceeding one is an ``execution_failure``.
+
+    Attributes:
+        max_argument_depth: deepest nesting of objects/arrays in the arguments
+            (the arguments object itself is level 1).
+        max_argument_nodes: most values (containers and scalars) in the arguments.
+        max_string_length: longest string (value or key) in the arguments, in
+            characters.
+        max_text_length: longest argument text ``parse_tool_args`` accepts, in
+            characters.
+        max_schema_depth: deepest JSON nesting of a schema document.
+        max_schema_nodes: most JSON values in a schema document.
+        max_issues: most issues reported for one call (the count is still exact).
+        excerpt_length: longest excerpt of a string shown in a string-shape issue.
+    """
+
+    max_argument_depth: int = 64
+    max_argument_nodes: int = 100_000
+    max_string_length: int = 1_000_000
+    max_text_length: int = 8_000_000
+    max_schema_depth: int = 512
+    max_schema_nodes: int = 200_000
+    max_issues: int = 20
+    excerpt_length: int = 32
+
+
+DEFAULT_LIMITS = BoundaryLimits()
+
+# A chain of (parent chain, token) pairs: built per value, turned into a pointer
+# only when something is reported.
+_Chain = tuple[Any, str | int] | None
+
+
+class _Codes(NamedTuple):
+    what: str
+    too_deep: str
+    too_large: str
+    string_too_long: str
+    key_not_string: str
+    not_json: str
+    lone_surrogate: str
+
+
+_ARGUMENTS = _Codes(
+    "the arguments",
+    "arguments-too-deep",
+    "arguments-too-large",
+    "arguments-string-too-long",
+    "arguments-key-not-string",
+    "arguments-value-not-json",
+    "arguments-json-invalid",
+)
+_SCHEMA = _Codes(
+    "the schema",
+    "schema-too-deep",
+    "schema-too-large",
+    "schema-too-large",
+    "schema-key-not-string",
+    "schema-value-not-json",
+    "schema-value-not-json",
+)
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _tokens(chain: _Chain, shown: Callable[[str], bool]) -> list[str | int]:
+    tokens: list[str | int] = []
+    while chain is not None:
+        chain, token = chain
+        tokens.append(token if isinstance(token, int) or shown(token) else REDACTED)
+    tokens.reverse()
+    return tokens
+
+
+def _walk(
+    value: Any,
+    codes: _Codes,
+    *,
+    max_depth: int,
+    max_nodes: int,
+    max_string: int,
+    shown: Callable[[str], bool],
+    check_surrogates: bool,
+) -> None:
+    def fail(code: str, message: str, chain: _Chain, limit: str | None = None) -> BoundaryError:
+        return BoundaryError(
+            code,
+            message,
+            error_class=EXECUTION_FAILURE if limit else VALIDATION,
+            path=pointer(_tokens(chain, shown)),
+            limit=limit,
+        )
+
+    def check_string(text: str, chain: _Chain, noun: str) -> None:
+        if len(text) > max_string:
+            raise fail(
+                codes.string_too_long,
+                f"{codes.what} hold a {noun} longer than {max_string} characters",
+                chain,
+                "max_string_length",
+            )
+        if check_surrogates and _LONE_SURROGATE.search(text):
+            raise fail(
+                codes.lone_surrogate,
+                f"{codes.what} hold a {noun} with an unpaired UTF-16 surrogate",
+                chain,
+            )
+
+    nodes = 1
+    # (value, chain, depth of the containers around it); children are pushed in
+    # reverse so problems are found in document order.
+    stack: list[tuple[Any, _Chain, int]] = [(value, None, 0)]
+    while stack:
+        item, chain, depth = stack.pop()
+        if isinstance(item, str):
+            check_string(item, chain, "string")
+        elif isinstance(item, (dict, list)):
+            if depth >= max_depth:
+                raise fail(
+                    codes.too_deep,
+                    f"{codes.what} are nested deeper than {max_depth} levels",
+                    chain,
+                    "max_depth",
+                )
+            nodes += len(item)
+            if nodes > max_nodes:
+                raise fail(
+                    codes.too_large,
+                    f"{codes.what} hold more than {max_nodes} values",
+                    chain,
+                    "max_nodes",
+                )
+            if isinstance(item, dict):
+                entries = list(item.items())
+                for key, _ in entries:
+                    if not isinstance(key, str):
+                        raise fail(
+                            codes.key_not_string,
+                            f"{codes.what} have an object key that is a "
+                            f"{type(key).__name__}, not a string",
+                            chain,
+                        )
+                for key, child in reversed(entries):
+                    check_string(key, (chain, key), "property name")
+                    stack.append((child, (chain, key), depth + 1))
+            else:
+                for index in range(len(item) - 1, -1, -1):
+                    stack.append((item[index], (chain, index), depth + 1))
+        elif item is None or isinstance(item, (bool, int)):
+            continue
+        elif isinstance(item, float):
+            if not math.isfinite(item):
+                raise fail(
+                    codes.not_json,
+                    f"{codes.what} hold a non-finite number, which JSON cannot express",
+                    chain,
+                )
+        else:
+            raise fail(
+                codes.not_json,
+                f"{codes.what} hold a {type(item).__name__}, which is not a JSON value",
+                chain,
+            )
+
+
+def check_argument_shape(
+    arguments: Any,
+    limits: BoundaryLimits,
+    known_names: frozenset[str] = frozenset(),
+    *,
+    from_text: bool = False,
+) -> None:
+    """Refuse arguments outside the JSON data model or beyond the limits.
+
+    Keys outside ``known_names`` (the names the schema defines) appear as ``*`` in
+    the reported path. ``from_text`` also refuses unpaired surrogates, which
+    strict JSON text must not produce.
+    """
+    _walk(
+        arguments,
+        _ARGUMENTS,
+        max_depth=limits.max_argument_depth,
+        max_nodes=limits.max_argument_nodes,
+        max_string=limits.max_string_length,
+        shown=known_names.__contains__,
+        check_surrogates=from_text,
+    )
+
+
+def check_schema_shape(schema: Any, limits: BoundaryLimits) -> None:
+    """Refuse a schema document outside the JSON data model or beyond the limits."""
+    _walk(
+        schema,
+        _SCHEMA,
+        max_depth=limits.max_schema_depth,
+        max_nodes=limits.max_schema_nodes,
+        max_string=limits.max_text_length,
+        shown=lambda key: True,
+        check_surrogates=False,
+    )

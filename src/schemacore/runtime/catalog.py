@@ -1,0 +1,531 @@
+"""Catalog admission: a batch of tools becomes one bundle, or is refused whole.
+
+For each tool, in input order, the checks are: the MCP metadata (an object, a
+valid ``name``, string ``description``/``title``, an ``annotations`` object, a
+non-null ``inputSchema``); a duplicate ``name``; the backend; the input schema;
+the output schema. Every diagnostic is kept, in that order.
+
+``mode="strict"`` (the default) refuses the batch on any diagnostic.
+``mode="quarantine"`` omits the tools whose only problems are
+``unsupported_capability`` schema errors (another draft, an unknown dialect) and
+admits the rest; any other diagnostic (metadata, duplicate name, backend,
+authority, schema validation, unresolved reference, limit) still refuses the
+batch. A refused batch raises :class:`AdmissionRejected` with every diagnostic;
+nothing is ever dropped silently and a schema that cannot be checked is never
+admitted as "validate what we can".
+
+Diagnostics are trusted-host data. What goes to a model (:attr:`AdmittedBundle.tools`),
+to subscribers (:class:`CatalogEvent`) or into checkpoints (:class:`CatalogCheckpoint`)
+is built from admitted tools only and has no field that could carry one.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from types import MappingProxyType
+from typing import Any, Final, Literal
+
+import schemacore
+
+from .bounds import BoundaryLimits
+from .errors import UNSUPPORTED_CAPABILITY, VALIDATION, BoundaryError
+from .toolschema import ToolSchema, validate_schema
+
+__all__ = [
+    "AdmissionRejected",
+    "AdmittedBundle",
+    "AdmittedTool",
+    "Authority",
+    "CatalogCheckpoint",
+    "CatalogEvent",
+    "Diagnostic",
+    "ToolCatalog",
+    "ToolDescriptor",
+    "tools_from_listing",
+]
+
+AdmissionMode = Literal["strict", "quarantine"]
+
+# MCP 2025-11-25: 1-128 characters from A-Z a-z 0-9 _ - .
+TOOL_NAME: Final = re.compile(r"[A-Za-z0-9_.-]{1,128}")
+_HINTS: Final = ("readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint")
+
+
+def _revision_of(tool: Any) -> str:
+    """A content hash of a tool definition: which revision a diagnostic is about."""
+    try:
+        text = json.dumps(tool, sort_keys=True, separators=(",", ":"), allow_nan=False)
+    except (TypeError, ValueError, RecursionError):
+        return "sha256:unavailable"
+    return "sha256:" + hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+
+
+def _metadata_error(code: str, message: str, path: str = "") -> BoundaryError:
+    return BoundaryError(code, message, path=path)
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class ToolDescriptor:
+    """A tool as a provider lists it, with where it runs and which revision it is.
+
+    Attributes:
+        name: the MCP tool name.
+        input_schema: the ``inputSchema``, unchanged (not yet checked).
+        output_schema: the ``outputSchema``, or None when absent.
+        description, title: as listed, or None.
+        annotations: the MCP annotations object, or None.
+        backend: the backend (server) that executes the tool, if known.
+        revision: identifies this definition (a content hash unless given).
+        mcp: the MCP ``tools/list`` entry, unchanged: what the model is shown.
+    """
+
+    name: str
+    input_schema: Any
+    output_schema: Any = None
+    description: str | None = None
+    title: str | None = None
+    annotations: Mapping[str, Any] | None = None
+    backend: str | None = None
+    revision: str = ""
+    mcp: Mapping[str, Any] = field(default_factory=dict, repr=False)
+
+    def __post_init__(self) -> None:
+        if not self.revision:
+            object.__setattr__(self, "revision", _revision_of(self.to_mcp()))
+
+    @classmethod
+    def from_mcp(
+        cls, tool: Any, *, backend: str | None = None, revision: str | None = None
+    ) -> ToolDescriptor:
+        """Build a descriptor from one MCP ``tools/list`` entry, checking its metadata.
+
+        Raises:
+            BoundaryError: ``tool-not-object``, ``tool-name-invalid``,
+                ``tool-metadata-invalid`` or ``tool-input-schema-missing``
+                (all ``validation``). The schemas themselves are checked at admission.
+        """
+        if not isinstance(tool, dict):
+            raise _metadata_error("tool-not-object", "a tool definition must be a JSON object")
+        name = tool.get("name")
+        if not isinstance(name, str) or not TOOL_NAME.fullmatch(name):
+            raise _metadata_error(
+                "tool-name-invalid",
+                "a tool name must be 1 to 128 characters from A-Z, a-z, 0-9, '_', '-' and '.'",
+                "/name",
+            )
+        for key in ("description", "title"):
+            if key in tool and not isinstance(tool[key], str):
+                raise _metadata_error(
+                    "tool-metadata-invalid", f"the tool's {key} must be a string", f"/{key}"
+                )
+        annotations = tool.get("annotations")
+        if "annotations" in tool:
+            if not isinstance(annotations, dict):
+                raise _metadata_error(
+                    "tool-metadata-invalid", "annotations must be an object", "/annotations"
+                )
+            for hint in _HINTS:
+                if hint in annotations and not isinstance(annotations[hint], bool):
+                    raise _metadata_error(
+                        "tool-metadata-invalid",
+                        f"annotations.{hint} must be a boolean",
+                        f"/annotations/{hint}",
+                    )
+            if "title" in annotations and not isinstance(annotations["title"], str):
+                raise _metadata_error(
+                    "tool-metadata-invalid",
+                    "annotations.title must be a string",
+                    "/annotations/title",
+                )
+        if tool.get("inputSchema") is None:
+            raise _metadata_error(
+                "tool-input-schema-missing",
+                "a tool must have an inputSchema, and it must not be null",
+                "/inputSchema",
+            )
+        if "outputSchema" in tool and tool["outputSchema"] is None:
+            raise _metadata_error(
+                "tool-metadata-invalid",
+                "outputSchema, when present, must be a schema, not null",
+                "/outputSchema",
+            )
+        if backend is not None and not isinstance(backend, str):
+            raise TypeError("backend must be a string or None")
+        return cls(
+            name=name,
+            input_schema=tool["inputSchema"],
+            output_schema=tool.get("outputSchema"),
+            description=tool.get("description"),
+            title=tool.get("title"),
+            annotations=annotations,
+            backend=backend,
+            revision=revision if revision is not None else _revision_of(tool),
+            mcp=tool,
+        )
+
+    def to_mcp(self) -> Mapping[str, Any]:
+        """The MCP entry: the one given to :meth:`from_mcp`, or one built from fields."""
+        if self.mcp:
+            return self.mcp
+        entry: dict[str, Any] = {"name": self.name}
+        if self.title is not None:
+            entry["title"] = self.title
+        if self.description is not None:
+            entry["description"] = self.description
+        entry["inputSchema"] = self.input_schema
+        if self.output_schema is not None:
+            entry["outputSchema"] = self.output_schema
+        if self.annotations is not None:
+            entry["annotations"] = self.annotations
+        return entry
+
+
+@dataclass(frozen=True, slots=True)
+class Authority:
+    """Who is calling, in which run, and which tools they were granted.
+
+    ``grants`` maps a tool name to its grant (opaque to the catalog). Admission
+    narrows it to the admitted tools; ``caller``, ``run`` and ``attributes`` (every
+    other authority field) are kept as they are.
+    """
+
+    caller: str
+    run: str
+    grants: Mapping[str, Any] = field(default_factory=dict)
+    attributes: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class Diagnostic:
+    """Why one tool (or the batch, when ``tool`` is None) was not admitted.
+
+    Trusted-host data: it may name the provider's tool and quote schema locations;
+    it never goes to a model, a subscriber or a checkpoint.
+
+    Attributes:
+        index: position of the tool in the batch (None for batch-level problems).
+        tool: the tool's name when it has a usable one.
+        revision: the descriptor revision the diagnostic is about.
+        field: ``""`` (metadata), ``"inputSchema"``, ``"outputSchema"``, ``"name"``,
+            ``"backend"`` or ``"authority"``.
+        error: the original structured error.
+    """
+
+    index: int | None
+    tool: str | None
+    revision: str | None
+    field: str
+    error: BoundaryError
+
+    @property
+    def code(self) -> str:
+        return self.error.code
+
+    @property
+    def error_class(self) -> str:
+        return self.error.error_class
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "index": self.index,
+            "tool": self.tool,
+            "revision": self.revision,
+            "field": self.field,
+            "error": self.error.to_dict(),
+        }
+
+
+class AdmissionRejected(Exception):
+    """The batch was refused: ``rejected`` holds every diagnostic, in order."""
+
+    def __init__(self, mode: AdmissionMode, rejected: Sequence[Diagnostic]) -> None:
+        self.mode = mode
+        self.rejected: tuple[Diagnostic, ...] = tuple(rejected)
+        tools = {d.index for d in self.rejected}
+        codes = ", ".join(dict.fromkeys(d.code for d in self.rejected))
+        super().__init__(
+            f"the tool batch was refused ({mode} mode): {len(self.rejected)} diagnostic(s) "
+            f"for {len(tools)} tool(s): {codes}"
+        )
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class AdmittedTool:
+    """A tool that passed admission: its descriptor and its compiled schemas."""
+
+    descriptor: ToolDescriptor
+    input: ToolSchema
+    output: ToolSchema | None
+
+    @property
+    def name(self) -> str:
+        return self.descriptor.name
+
+
+def _only_strings(what: str, values: Iterable[Any]) -> tuple[str, ...]:
+    values = tuple(values)
+    for value in values:
+        if not isinstance(value, str):
+            raise TypeError(f"{what} holds only names and revisions (strings)")
+    return values
+
+
+@dataclass(frozen=True, slots=True)
+class CatalogEvent:
+    """What subscribers are told about a catalog change: admitted tools only."""
+
+    accepted: tuple[str, ...]
+    revisions: tuple[str, ...]
+
+    def __post_init__(self) -> None:
+        _only_strings("CatalogEvent", (*self.accepted, *self.revisions))
+
+
+@dataclass(frozen=True, slots=True)
+class CatalogCheckpoint:
+    """What a checkpoint stores to restore the catalog: admitted tools and grants."""
+
+    accepted: tuple[str, ...]
+    revisions: tuple[str, ...]
+    granted: tuple[str, ...]
+
+    def __post_init__(self) -> None:
+        _only_strings("CatalogCheckpoint", (*self.accepted, *self.revisions, *self.granted))
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class AdmittedBundle:
+    """The result of admitting one batch.
+
+    Attributes:
+        registry: name -> :class:`AdmittedTool`, read-only, in input order.
+        tools: the provider tool list for the model: the MCP entries of the
+            admitted tools, unchanged, in input order.
+        authority: the caller's authority with grants narrowed to admitted tools
+            (None when none was given).
+        accepted: admitted names, in input order.
+        rejected: diagnostics of quarantined tools, in order (empty in strict mode).
+        mode: the admission mode.
+    """
+
+    registry: Mapping[str, AdmittedTool]
+    tools: tuple[Mapping[str, Any], ...]
+    authority: Authority | None
+    accepted: tuple[str, ...]
+    rejected: tuple[Diagnostic, ...]
+    mode: AdmissionMode
+
+    def event(self) -> CatalogEvent:
+        """The subscriber view (admitted names and revisions only)."""
+        return CatalogEvent(
+            self.accepted, tuple(self.registry[n].descriptor.revision for n in self.accepted)
+        )
+
+    def checkpoint(self) -> CatalogCheckpoint:
+        """The checkpoint view (admitted names, revisions and granted names only)."""
+        granted = tuple(self.authority.grants) if self.authority is not None else ()
+        return CatalogCheckpoint(
+            self.accepted,
+            tuple(self.registry[n].descriptor.revision for n in self.accepted),
+            granted,
+        )
+
+
+def tools_from_listing(document: Any) -> list[Any]:
+    """The tool list of an MCP ``tools/list`` result (``{"tools": [...]}``, also
+    inside a JSON-RPC ``result``) or of a plain list of tools.
+
+    Raises:
+        BoundaryError: ``catalog-invalid`` when there is no tool list.
+    """
+    if isinstance(document, dict) and isinstance(document.get("result"), dict):
+        document = document["result"]
+    if isinstance(document, dict) and "tools" in document:
+        document = document["tools"]
+    if not isinstance(document, list):
+        raise BoundaryError(
+            "catalog-invalid",
+            'expected a list of tools or an MCP tools/list result ({"tools": [...]})',
+        )
+    return document
+
+
+class ToolCatalog:
+    """Admits batches of tools with one set of schema options.
+
+    Args:
+        registry, loader, format_assertion, content_assertion, limits,
+            boundary_limits: passed to ``validate_schema`` for every schema.
+        backends: when given, every tool must name one of these backends.
+    """
+
+    def __init__(
+        self,
+        *,
+        registry: Mapping[str, Any] | None = None,
+        loader: Callable[[str], Any] | None = None,
+        format_assertion: bool = False,
+        content_assertion: bool = False,
+        limits: schemacore.Limits | None = None,
+        boundary_limits: BoundaryLimits | None = None,
+        backends: Collection[str] | None = None,
+    ) -> None:
+        self._schema_options: dict[str, Any] = {
+            "registry": registry,
+            "loader": loader,
+            "format_assertion": format_assertion,
+            "content_assertion": content_assertion,
+            "limits": limits,
+            "boundary_limits": boundary_limits,
+        }
+        self._backends = frozenset(backends) if backends is not None else None
+
+    def admit_batch(
+        self,
+        tools: Any,
+        *,
+        mode: AdmissionMode = "strict",
+        authority: Authority | None = None,
+    ) -> AdmittedBundle:
+        """Admit a batch of tools (MCP entries or :class:`ToolDescriptor`s, or an
+        MCP ``tools/list`` result) as one bundle.
+
+        Raises:
+            AdmissionRejected: strict mode with any diagnostic, or quarantine mode
+                with any diagnostic that is not an ``unsupported_capability`` schema
+                error. It carries every diagnostic.
+            ValueError: an unknown mode.
+        """
+        if mode not in ("strict", "quarantine"):
+            raise ValueError(f"mode must be 'strict' or 'quarantine', not {mode!r}")
+        batch: list[Diagnostic] = []
+        try:
+            entries = tools_from_listing(tools) if not isinstance(tools, (list, tuple)) else tools
+        except BoundaryError as exc:
+            raise AdmissionRejected(mode, [Diagnostic(None, None, None, "", exc)]) from None
+        authority_error = _authority_error(authority)
+        if authority_error is not None:
+            batch.append(Diagnostic(None, None, None, "authority", authority_error))
+
+        per_tool: list[tuple[ToolDescriptor | None, list[Diagnostic], AdmittedTool | None]] = []
+        seen: set[str] = set()
+        for index, entry in enumerate(entries):
+            per_tool.append(self._check_one(index, entry, seen))
+
+        fatal = list(batch)
+        quarantined: list[Diagnostic] = []
+        for _, diagnostics, _ in per_tool:
+            if not diagnostics:
+                continue
+            omittable = mode == "quarantine" and all(
+                d.field in ("inputSchema", "outputSchema")
+                and d.error_class == UNSUPPORTED_CAPABILITY
+                for d in diagnostics
+            )
+            (quarantined if omittable else fatal).extend(diagnostics)
+        if fatal:
+            everything = [*batch]
+            for _, diagnostics, _ in per_tool:
+                everything.extend(diagnostics)
+            raise AdmissionRejected(mode, everything)
+
+        admitted = [
+            tool for _, diagnostics, tool in per_tool if tool is not None and not diagnostics
+        ]
+        registry = MappingProxyType({tool.name: tool for tool in admitted})
+        accepted = tuple(registry)
+        narrowed = None
+        if authority is not None:
+            grants = MappingProxyType(
+                {name: grant for name, grant in authority.grants.items() if name in registry}
+            )
+            narrowed = replace(authority, grants=grants)
+        return AdmittedBundle(
+            registry=registry,
+            tools=tuple(tool.descriptor.to_mcp() for tool in admitted),
+            authority=narrowed,
+            accepted=accepted,
+            rejected=tuple(quarantined),
+            mode=mode,
+        )
+
+    def _check_one(
+        self, index: int, entry: Any, seen: set[str]
+    ) -> tuple[ToolDescriptor | None, list[Diagnostic], AdmittedTool | None]:
+        diagnostics: list[Diagnostic] = []
+        if isinstance(entry, ToolDescriptor):
+            descriptor = entry
+        else:
+            try:
+                descriptor = ToolDescriptor.from_mcp(entry)
+            except BoundaryError as exc:
+                name = entry.get("name") if isinstance(entry, dict) else None
+                usable = name if isinstance(name, str) and TOOL_NAME.fullmatch(name) else None
+                diagnostics.append(Diagnostic(index, usable, _revision_of(entry), "", exc))
+                return None, diagnostics, None
+
+        def add(field_name: str, error: BoundaryError) -> None:
+            diagnostics.append(
+                Diagnostic(index, descriptor.name, descriptor.revision, field_name, error)
+            )
+
+        if descriptor.name in seen:
+            add(
+                "name",
+                BoundaryError(
+                    "tool-name-duplicate",
+                    "another tool earlier in the batch has the same name",
+                    path="/name",
+                ),
+            )
+        seen.add(descriptor.name)
+        if self._backends is not None and descriptor.backend not in self._backends:
+            add(
+                "backend",
+                BoundaryError(
+                    "tool-backend-unknown",
+                    "the tool's backend is not one this catalog serves",
+                ),
+            )
+        input_schema = output_schema = None
+        try:
+            input_schema = validate_schema(
+                descriptor.input_schema, role="input", **self._schema_options
+            )
+        except BoundaryError as exc:
+            add("inputSchema", exc)
+        if descriptor.output_schema is not None:
+            try:
+                output_schema = validate_schema(
+                    descriptor.output_schema, role="output", **self._schema_options
+                )
+            except BoundaryError as exc:
+                add("outputSchema", exc)
+        if diagnostics or input_schema is None:
+            return descriptor, diagnostics, None
+        return descriptor, diagnostics, AdmittedTool(descriptor, input_schema, output_schema)
+
+
+def _authority_error(authority: Any) -> BoundaryError | None:
+    if authority is None:
+        return None
+    problem = None
+    # Dataclass fields are not checked at construction, so check them here.
+    caller, run, grants, attributes = (
+        getattr(authority, name, None) for name in ("caller", "run", "grants", "attributes")
+    )
+    if not isinstance(authority, Authority):
+        problem = "authority must be an Authority"
+    elif not isinstance(caller, str) or not isinstance(run, str):
+        problem = "authority caller and run must be strings"
+    elif not isinstance(grants, Mapping) or not all(isinstance(name, str) for name in grants):
+        problem = "authority grants must map tool names (strings) to grants"
+    elif not isinstance(attributes, Mapping):
+        problem = "authority attributes must be a mapping"
+    if problem is None:
+        return None
+    return BoundaryError("authority-invalid", problem, error_class=VALIDATION)

@@ -1,0 +1,596 @@
+"""Tool contracts (``aruntime.tool-contract.v1``): the governance envelope of a tool.
+
+The envelope is checked whole before any model call or credential resolution, in
+this order, stopping at the first failing step:
+
+1. it is a JSON object (``contract-not-object``);
+2. ``contractVersion`` names a supported version (``contract-version-unsupported``);
+3. the shipped Draft 2020-12 schema ``schemas/tool-contract.v1.json``, run by the
+   engine: every one of the 22 fields present (``contract-field-missing``), with its
+   type, enumeration and bounds, and no unknown field (``contract-validation-failed``);
+4. ``inputSchema`` through ``validate_schema(role="input")`` and ``outputSchema``
+   through ``validate_schema(role="output")`` (``contract-input-schema-rejected``,
+   ``contract-output-schema-rejected``, with the schema error's class), so that the
+   rules below may rely on an admitted input schema;
+5. the cross-field rules, in the order of :data:`CROSS_FIELD_RULES`.
+
+Nothing is filled in. Errors never echo a field's value (an ``authenticationRef``
+that is not a reference may be a secret) nor an unknown field's name.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from functools import cache
+from importlib import resources
+from typing import Any, Final, Literal
+
+from .bounds import BoundaryLimits
+from .errors import EXECUTION_FAILURE, VALIDATION, BoundaryError
+from .issues import check_arguments
+from .jsonvalues import json_equal, pointer
+from .toolschema import ToolSchema, validate_schema
+
+__all__ = [
+    "CONTRACT_FIELDS",
+    "CONTRACT_V1",
+    "CROSS_FIELD_RULES",
+    "INCOMPATIBLE_FIELDS",
+    "SUPPORTED_CONTRACT_VERSIONS",
+    "ContractError",
+    "ToolContract",
+    "check_contract_upgrade",
+    "contract_schema",
+    "validate_contract",
+]
+
+CONTRACT_V1: Final = "aruntime.tool-contract.v1"
+SUPPORTED_CONTRACT_VERSIONS: Final = (CONTRACT_V1,)
+
+CONTRACT_FIELDS: Final = (
+    "contractVersion",
+    "toolId",
+    "version",
+    "description",
+    "inputSchema",
+    "outputSchema",
+    "authenticationRef",
+    "permissionClass",
+    "sideEffectClass",
+    "dataClassification",
+    "egressPolicy",
+    "timeoutMs",
+    "retryPolicy",
+    "idempotency",
+    "concurrency",
+    "approvalTriggers",
+    "compensation",
+    "errorTaxonomy",
+    "rateLimits",
+    "observability",
+    "auditFields",
+    "deprecation",
+)
+
+INCOMPATIBLE_FIELDS: Final = (
+    "inputSchema",
+    "outputSchema",
+    "authenticationRef",
+    "permissionClass",
+    "sideEffectClass",
+)
+"""Fields that may not change under one ``toolId``: such a change needs a new one."""
+
+# The envelope embeds two schemas, so it may nest as deeply as a schema does.
+_ENVELOPE_LIMITS = BoundaryLimits(
+    max_argument_depth=520, max_argument_nodes=250_000, max_string_length=1_000_000
+)
+
+_SECRET_REF = re.compile(r"secretref://[A-Za-z0-9][A-Za-z0-9._-]*(?:/[A-Za-z0-9][A-Za-z0-9._-]*)*")
+_WORKLOAD_IDENTITY = re.compile(r"spiffe://[a-z0-9](?:[a-z0-9.-]*[a-z0-9])?(?:/[A-Za-z0-9._~-]+)+")
+_SAFE_VERSION = re.compile(r"[A-Za-z0-9._-]{1,64}")
+_TOOL_ID_MAJOR = re.compile(r"@v(0|[1-9][0-9]*)\Z")
+
+
+class ContractError(Exception):
+    """A tool contract refused, with a stable ``code`` per rule.
+
+    Attributes:
+        code: e.g. ``contract-validation-failed``, ``contract-retry-unsafe``.
+        error_class: ``"validation"`` for envelope problems; an embedded schema's
+            own class (possibly ``"unsupported_capability"`` or
+            ``"execution_failure"``) for ``contract-*-schema-rejected``.
+        path: JSON Pointer into the envelope.
+        message: safe to show; never quotes a field value.
+        contract_version: the envelope's ``contractVersion`` when it is a short
+            plain token, else None.
+        retryable: always False: the same envelope fails the same way again.
+        supported_versions: the contract versions this runtime accepts.
+        details: every problem found at the failing step (this one first).
+        cause: for a rejected embedded schema, the schema's BoundaryError.
+    """
+
+    retryable: Final = False
+    supported_versions: Final = SUPPORTED_CONTRACT_VERSIONS
+
+    def __init__(
+        self,
+        code: str,
+        message: str,
+        *,
+        path: str = "",
+        contract_version: str | None = None,
+        error_class: str = VALIDATION,
+        cause: BoundaryError | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.path = path
+        self.contract_version = contract_version
+        self.error_class = error_class
+        self.cause = cause
+        self.details: tuple[ContractError, ...] = (self,)
+
+    def __str__(self) -> str:
+        return f"{self.code}: {self.message}" + (f" (at {self.path!r})" if self.path else "")
+
+    def to_dict(self) -> dict[str, Any]:
+        """The wire shape: ``{"error": {"code", "contractVersion", "path", "message",
+        "retryable", "supportedVersions"}}`` (plus ``errorClass``)."""
+        return {
+            "error": {
+                "code": self.code,
+                "errorClass": self.error_class,
+                "contractVersion": self.contract_version,
+                "path": self.path,
+                "message": self.message,
+                "retryable": self.retryable,
+                "supportedVersions": list(self.supported_versions),
+            }
+        }
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class ToolContract:
+    """A contract that passed every check.
+
+    Attributes:
+        envelope: the caller's envelope, unchanged.
+        tool_id, version, permission_class, side_effect_class, data_classification:
+            the fields the runtime consults most, as given.
+        input_schema: the admitted input schema.
+        output_schema: the admitted output schema, or None when ``outputSchema`` is null.
+    """
+
+    envelope: Mapping[str, Any] = field(repr=False)
+    tool_id: str
+    version: str
+    permission_class: str
+    side_effect_class: str
+    data_classification: str
+    input_schema: ToolSchema = field(repr=False)
+    output_schema: ToolSchema | None = field(repr=False)
+
+    def __getitem__(self, name: str) -> Any:
+        """Any envelope field by its wire name."""
+        return self.envelope[name]
+
+
+@cache
+def contract_schema() -> ToolSchema:
+    """The shipped ``aruntime.tool-contract.v1`` envelope schema, compiled once."""
+    text = resources.files(__package__).joinpath("schemas", "tool-contract.v1.json").read_bytes()
+    return validate_schema(json.loads(text), boundary_limits=_ENVELOPE_LIMITS)
+
+
+def _version_of(envelope: Mapping[str, Any]) -> str | None:
+    version = envelope.get("contractVersion")
+    if isinstance(version, str) and _SAFE_VERSION.fullmatch(version):
+        return version
+    return None
+
+
+def _field_rank(path: str) -> tuple[int, str]:
+    head = path[1:].split("/", 1)[0] if path else ""
+    rank = CONTRACT_FIELDS.index(head) if head in CONTRACT_FIELDS else -1
+    return (rank, path)
+
+
+def _check_envelope_schema(envelope: Mapping[str, Any], version: str | None) -> None:
+    try:
+        issues, _ = check_arguments(contract_schema(), envelope)
+    except BoundaryError as exc:
+        code = (
+            "contract-limit-exceeded"
+            if exc.error_class == EXECUTION_FAILURE
+            else "contract-validation-failed"
+        )
+        raise ContractError(
+            code,
+            exc.message,
+            path=exc.path,
+            contract_version=version,
+            error_class=exc.error_class,
+        ) from None
+    if not issues:
+        return
+    errors = []
+    for issue in issues:
+        if issue.code == "property-missing":
+            errors.append(
+                ContractError(
+                    "contract-field-missing",
+                    f"the required field {issue.path} is missing (fields are never filled in)",
+                    path=issue.pointer,
+                    contract_version=version,
+                )
+            )
+        elif issue.code == "property-not-allowed":
+            where = issue.path or "the envelope"
+            errors.append(
+                ContractError(
+                    "contract-validation-failed",
+                    f"{where} has a field that {CONTRACT_V1} does not define",
+                    path=issue.pointer,
+                    contract_version=version,
+                )
+            )
+        else:
+            # The issue message names the path, what the schema expects and the
+            # type that arrived; never the value (string excerpts are not used).
+            errors.append(
+                ContractError(
+                    "contract-validation-failed",
+                    issue.message,
+                    path=issue.pointer,
+                    contract_version=version,
+                )
+            )
+    errors.sort(key=lambda e: _field_rank(e.path))
+    first = errors[0]
+    first.details = tuple(errors)
+    raise first
+
+
+# -- cross-field rules ------------------------------------------------------------------------
+
+_Rule = Callable[[Mapping[str, Any]], "tuple[str, str, str] | None"]
+
+
+def _is_irreversible(c: Mapping[str, Any]) -> bool:
+    return "irreversible" in (c["sideEffectClass"], c["permissionClass"])
+
+
+def _rule_side_effects(c: Mapping[str, Any]) -> tuple[str, str, str] | None:
+    permission, effect = c["permissionClass"], c["sideEffectClass"]
+    if permission == "read" and effect != "none":
+        return (
+            "contract-side-effect-inconsistent",
+            "/sideEffectClass",
+            'a "read" tool must declare sideEffectClass "none"',
+        )
+    if permission == "irreversible" and effect != "irreversible":
+        return (
+            "contract-side-effect-inconsistent",
+            "/sideEffectClass",
+            'an "irreversible" tool must declare sideEffectClass "irreversible"',
+        )
+    return None
+
+
+def _rule_retry_after_timeout(c: Mapping[str, Any]) -> tuple[str, str, str] | None:
+    if (
+        _is_irreversible(c)
+        and not c["idempotency"]["supported"]
+        and c["retryPolicy"]["retryOnAmbiguousTimeout"]
+    ):
+        return (
+            "contract-retry-unsafe",
+            "/retryPolicy/retryOnAmbiguousTimeout",
+            "an irreversible tool without deduplication (idempotency.supported false) "
+            "must not be retried automatically after an ambiguous timeout",
+        )
+    return None
+
+
+def _rule_idempotency(c: Mapping[str, Any]) -> tuple[str, str, str] | None:
+    idempotency = c["idempotency"]
+    key = idempotency["keyField"]
+    if not idempotency["supported"]:
+        if key is not None:
+            return (
+                "contract-idempotency-inconsistent",
+                "/idempotency/keyField",
+                "keyField must be null when idempotency is not supported",
+            )
+        return None
+    properties = c["inputSchema"].get("properties")
+    if key is None or not isinstance(properties, dict) or key not in properties:
+        return (
+            "contract-idempotency-inconsistent",
+            "/idempotency/keyField",
+            "a tool that supports idempotency must name, in keyField, a top-level "
+            "property of its inputSchema that carries the deduplication key",
+        )
+    return None
+
+
+def _rule_taxonomy_unique(c: Mapping[str, Any]) -> tuple[str, str, str] | None:
+    seen: set[str] = set()
+    for index, entry in enumerate(c["errorTaxonomy"]):
+        if entry["code"] in seen:
+            return (
+                "contract-error-code-duplicate",
+                f"/errorTaxonomy/{index}/code",
+                "error taxonomy codes must be unique",
+            )
+        seen.add(entry["code"])
+    return None
+
+
+def _rule_retryable_codes(c: Mapping[str, Any]) -> tuple[str, str, str] | None:
+    retryable = {entry["code"]: entry["retryable"] for entry in c["errorTaxonomy"]}
+    for index, code in enumerate(c["retryPolicy"]["retryableErrorCodes"]):
+        where = f"/retryPolicy/retryableErrorCodes/{index}"
+        if code not in retryable:
+            return (
+                "contract-retry-code-unknown",
+                where,
+                "a retryable error code must be defined in errorTaxonomy",
+            )
+        if not retryable[code]:
+            return (
+                "contract-retry-code-not-retryable",
+                where,
+                "a retryable error code names a taxonomy code marked non-retryable",
+            )
+    return None
+
+
+def _rule_egress(c: Mapping[str, Any]) -> tuple[str, str, str] | None:
+    egress = c["egressPolicy"]
+    destinations = egress["destinations"]
+    if not egress["allowed"]:
+        if destinations:
+            return (
+                "contract-egress-inconsistent",
+                "/egressPolicy/destinations",
+                "egress is default-deny: allowed false must list no destinations",
+            )
+        return None
+    if not destinations:
+        return (
+            "contract-egress-inconsistent",
+            "/egressPolicy/destinations",
+            "allowed true must name explicit destinations",
+        )
+    for index, destination in enumerate(destinations):
+        if "*" in destination or any(ch.isspace() for ch in destination):
+            return (
+                "contract-egress-not-explicit",
+                f"/egressPolicy/destinations/{index}",
+                "egress destinations must be explicit: no wildcards or whitespace",
+            )
+    return None
+
+
+def _rule_authentication(c: Mapping[str, Any]) -> tuple[str, str, str] | None:
+    ref = c["authenticationRef"]
+    if ref is None or _SECRET_REF.fullmatch(ref) or _WORKLOAD_IDENTITY.fullmatch(ref):
+        return None
+    return (
+        "contract-authentication-not-reference",
+        "/authenticationRef",
+        "authenticationRef must be a reference (secretref://NAME/... or a spiffe:// "
+        "workload identity), never a secret value; the value is not shown",
+    )
+
+
+def _rule_compensation(c: Mapping[str, Any]) -> tuple[str, str, str] | None:
+    compensation = c["compensation"]
+    strategy, tool = compensation["strategy"], compensation["toolId"]
+    effect = c["sideEffectClass"]
+    problem = None
+    if (strategy == "compensating-tool") != (tool is not None):
+        problem = (
+            "/compensation/toolId",
+            'toolId is set exactly when strategy is "compensating-tool"',
+        )
+    elif effect == "compensatable" and strategy != "compensating-tool":
+        problem = (
+            "/compensation/strategy",
+            'a "compensatable" tool must name its compensating tool (strategy "compensating-tool")',
+        )
+    elif effect == "none" and strategy != "none":
+        problem = ("/compensation/strategy", 'a tool without side effects has strategy "none"')
+    elif effect == "irreversible" and strategy == "compensating-tool":
+        problem = (
+            "/compensation/strategy",
+            "an irreversible effect cannot be undone by a tool; declare the tool "
+            '"compensatable" or use strategy "manual"',
+        )
+    elif tool is not None and tool == c["toolId"]:
+        problem = ("/compensation/toolId", "a tool cannot compensate itself")
+    if problem is None:
+        return None
+    return ("contract-compensation-inconsistent", *problem)
+
+
+def _rule_deprecation(c: Mapping[str, Any]) -> tuple[str, str, str] | None:
+    deprecation = c["deprecation"]
+    sunset, replacement = deprecation["sunsetAt"], deprecation["replacementToolId"]
+    problem = None
+    if not deprecation["deprecated"]:
+        if sunset is not None:
+            problem = ("/deprecation/sunsetAt", "a tool that is not deprecated has no sunsetAt")
+        elif replacement is not None:
+            problem = (
+                "/deprecation/replacementToolId",
+                "a tool that is not deprecated has no replacementToolId",
+            )
+    elif sunset is None:
+        problem = ("/deprecation/sunsetAt", "a deprecated tool must announce its sunsetAt")
+    elif replacement is not None and replacement == c["toolId"]:
+        problem = ("/deprecation/replacementToolId", "a tool cannot replace itself")
+    if problem is None:
+        return None
+    return ("contract-deprecation-inconsistent", *problem)
+
+
+def _rule_version_suffix(c: Mapping[str, Any]) -> tuple[str, str, str] | None:
+    suffix = _TOOL_ID_MAJOR.search(c["toolId"])
+    major = c["version"].split(".", 1)[0]
+    if suffix is None or suffix.group(1) != major:
+        return (
+            "contract-version-mismatch",
+            "/version",
+            "the major number of version must equal the toolId's @v suffix",
+        )
+    return None
+
+
+def _rule_code_execution(c: Mapping[str, Any]) -> tuple[str, str, str] | None:
+    if c["permissionClass"] != "code-execution":
+        return None
+    if c["timeoutMs"] is None:
+        return (
+            "contract-code-execution-unbounded",
+            "/timeoutMs",
+            "a code-execution tool needs a finite timeoutMs",
+        )
+    if c["concurrency"]["maxInFlight"] is None:
+        return (
+            "contract-code-execution-unbounded",
+            "/concurrency/maxInFlight",
+            "a code-execution tool needs bounded concurrency (maxInFlight)",
+        )
+    return None
+
+
+def _rule_logging(c: Mapping[str, Any]) -> tuple[str, str, str] | None:
+    if c["dataClassification"] not in ("confidential", "restricted"):
+        return None
+    for name in ("logArguments", "logResults"):
+        if c["observability"][name] == "full":
+            return (
+                "contract-logging-exposes-data",
+                f"/observability/{name}",
+                "confidential or restricted data must not be logged in full",
+            )
+    return None
+
+
+CROSS_FIELD_RULES: Final[tuple[_Rule, ...]] = (
+    _rule_side_effects,
+    _rule_retry_after_timeout,
+    _rule_idempotency,
+    _rule_taxonomy_unique,
+    _rule_retryable_codes,
+    _rule_egress,
+    _rule_authentication,
+    _rule_compensation,
+    _rule_deprecation,
+    _rule_version_suffix,
+    _rule_code_execution,
+    _rule_logging,
+)
+"""The cross-field rules in the order they are checked (see docs/runtime.md)."""
+
+
+def _embedded_schema(
+    envelope: Mapping[str, Any], key: str, version: str | None, **options: Any
+) -> ToolSchema | None:
+    value = envelope[key]
+    if value is None:
+        return None
+    role: Literal["input", "output"] = "input" if key == "inputSchema" else "output"
+    try:
+        return validate_schema(value, role=role, **options)
+    except BoundaryError as exc:
+        code = (
+            "contract-input-schema-rejected"
+            if role == "input"
+            else "contract-output-schema-rejected"
+        )
+        raise ContractError(
+            code,
+            f"{key} was refused ({exc.code}): {exc.message}",
+            path=f"/{key}{exc.path}",
+            contract_version=version,
+            error_class=exc.error_class,
+            cause=exc,
+        ) from exc
+
+
+def validate_contract(envelope: Any, **schema_options: Any) -> ToolContract:
+    """Check a whole ``aruntime.tool-contract.v1`` envelope and return it admitted.
+
+    ``schema_options`` (``registry``, ``loader``, ``format_assertion``,
+    ``content_assertion``, ``limits``, ``boundary_limits``) are passed to
+    ``validate_schema`` for the embedded input and output schemas.
+
+    Raises:
+        ContractError: the first failing check, with every problem of that step in
+            ``details``.
+    """
+    if not isinstance(envelope, dict):
+        raise ContractError("contract-not-object", "a tool contract must be a JSON object")
+    version = _version_of(envelope)
+    declared = envelope.get("contractVersion")
+    if "contractVersion" in envelope and declared not in SUPPORTED_CONTRACT_VERSIONS:
+        raise ContractError(
+            "contract-version-unsupported",
+            "contractVersion names a contract version this runtime does not support",
+            path="/contractVersion",
+            contract_version=version,
+        )
+    _check_envelope_schema(envelope, version)
+    input_schema = _embedded_schema(envelope, "inputSchema", version, **schema_options)
+    assert input_schema is not None  # inputSchema is an object by step 3
+    output_schema = _embedded_schema(envelope, "outputSchema", version, **schema_options)
+    for rule in CROSS_FIELD_RULES:
+        failure = rule(envelope)
+        if failure is not None:
+            code, path, message = failure
+            raise ContractError(code, message, path=path, contract_version=version)
+    return ToolContract(
+        envelope=envelope,
+        tool_id=envelope["toolId"],
+        version=envelope["version"],
+        permission_class=envelope["permissionClass"],
+        side_effect_class=envelope["sideEffectClass"],
+        data_classification=envelope["dataClassification"],
+        input_schema=input_schema,
+        output_schema=output_schema,
+    )
+
+
+def check_contract_upgrade(
+    old: ToolContract | Mapping[str, Any], new: ToolContract | Mapping[str, Any]
+) -> ToolContract:
+    """Check that ``new`` may replace ``old``; return ``new`` admitted.
+
+    Both are validated first. Under the same ``toolId``, a change to any of
+    :data:`INCOMPATIBLE_FIELDS` is refused (``contract-incompatible-change``, at the
+    first changed field): an incompatible change needs a new toolId (a new
+    ``@vN``). Other edits, such as the description or rate limits, are compatible.
+    A different toolId is a different tool and is not compared.
+    """
+    before = old if isinstance(old, ToolContract) else validate_contract(old)
+    after = new if isinstance(new, ToolContract) else validate_contract(new)
+    if before.tool_id != after.tool_id:
+        return after
+    for name in INCOMPATIBLE_FIELDS:
+        if not json_equal(before.envelope[name], after.envelope[name]):
+            raise ContractError(
+                "contract-incompatible-change",
+                f"{name} changed under the same toolId; an incompatible change needs "
+                "a new toolId version (@vN)",
+                path=pointer([name]),
+                contract_version=_version_of(after.envelope),
+            )
+    return after

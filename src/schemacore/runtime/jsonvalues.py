@@ -1,0 +1,153 @@
+"""Small helpers on parsed JSON values: type names, strict equality, locations.
+
+The runtime never imports engine internals, so the little JSON vocabulary it needs
+lives here: a type name for messages, an equality that keeps ``true`` apart from
+``1``, JSON Pointer escaping, and the dot/bracket paths shown to models.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+__all__ = [
+    "REDACTED",
+    "describe_type",
+    "dot_path",
+    "escape_token",
+    "json_equal",
+    "json_key",
+    "json_type",
+    "pointer",
+    "show_json",
+    "split_pointer",
+]
+
+REDACTED = "*"
+"""Stands for an object key chosen by the caller: such keys are never echoed."""
+
+
+def json_type(value: Any) -> str:
+    """The JSON type name of ``value`` ("integer" for integral numbers), or a
+    description of the Python type when it is not a JSON value."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            return "non-finite number"
+        return "integer" if value.is_integer() else "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    if isinstance(value, dict):
+        return "object"
+    return f"non-JSON value ({type(value).__name__})"
+
+
+def describe_type(value: Any) -> str:
+    """The type of ``value`` with its size where that helps, never its content."""
+    kind = json_type(value)
+    if isinstance(value, str):
+        return f"string ({len(value)} characters)"
+    if isinstance(value, list):
+        return f"array ({len(value)} items)"
+    if isinstance(value, dict):
+        count = len(value)
+        return f"object ({count} {'property' if count == 1 else 'properties'})"
+    return kind
+
+
+def json_equal(a: Any, b: Any) -> bool:
+    """JSON equality: ``1 == 1.0`` but ``true != 1``; objects by keys, arrays in order."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return isinstance(a, bool) and isinstance(b, bool) and a is b
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+        return a == b
+    if isinstance(a, str) or isinstance(b, str):
+        return isinstance(a, str) and isinstance(b, str) and a == b
+    if isinstance(a, list) and isinstance(b, list):
+        if len(a) != len(b):
+            return False
+        for x, y in zip(a, b, strict=True):
+            if not json_equal(x, y):
+                return False
+        return True
+    if isinstance(a, dict) and isinstance(b, dict):
+        if a.keys() != b.keys():
+            return False
+        for key, x in a.items():
+            if not json_equal(x, b[key]):
+                return False
+        return True
+    return a is None and b is None
+
+
+def json_key(value: Any) -> Any:
+    """A hashable key equal for JSON-equal values (``1`` and ``1.0``, not ``true``)."""
+    if isinstance(value, bool) or value is None:
+        return ("literal", value)
+    if isinstance(value, float) and value.is_integer():
+        return ("number", int(value))
+    if isinstance(value, (int, float)):
+        return ("number", value)
+    if isinstance(value, str):
+        return ("string", value)
+    if isinstance(value, list):
+        return ("array", tuple(json_key(item) for item in value))
+    if isinstance(value, dict):
+        return ("object", frozenset((key, json_key(item)) for key, item in value.items()))
+    return ("other", id(value))
+
+
+def escape_token(token: str | int) -> str:
+    """One RFC 6901 reference token."""
+    return str(token).replace("~", "~0").replace("/", "~1")
+
+
+def pointer(tokens: Iterable[str | int]) -> str:
+    """An RFC 6901 JSON Pointer from its tokens ("" is the root)."""
+    return "".join("/" + escape_token(token) for token in tokens)
+
+
+def split_pointer(text: str) -> list[str]:
+    """The unescaped tokens of a JSON Pointer (no validation: engine output only)."""
+    if not text:
+        return []
+    return [part.replace("~1", "/").replace("~0", "~") for part in text[1:].split("/")]
+
+
+_PLAIN_NAME = re.compile(r"[A-Za-z_$][A-Za-z0-9_$-]*")
+
+
+def dot_path(tokens: Sequence[str | int]) -> str:
+    """The dot/bracket path a model reads: ``items[0].name``, ``""`` for the root.
+
+    Integers are array indexes; names that are not plain identifiers are quoted in
+    brackets (``a["x y"]``); the redaction marker is shown as ``*``.
+    """
+    parts: list[str] = []
+    for token in tokens:
+        if isinstance(token, int):
+            parts.append(f"[{token}]")
+        elif token == REDACTED or _PLAIN_NAME.fullmatch(token):
+            parts.append(("." if parts else "") + token)
+        else:
+            parts.append(f"[{json.dumps(token, ensure_ascii=False)}]")
+    return "".join(parts)
+
+
+def show_json(value: Any, limit: int = 60) -> str:
+    """Compact JSON text of a schema-owned value, capped at ``limit`` characters."""
+    try:
+        text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    except (TypeError, ValueError):
+        text = f"<{json_type(value)}>"
+    return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -1,0 +1,545 @@
+"""Tool contracts: the envelope schema, every cross-field rule, order, upgrades."""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from schemacore.runtime import (
+    CONTRACT_V1,
+    ContractError,
+    ToolContract,
+    check_contract_upgrade,
+    validate_contract,
+)
+from schemacore.runtime.contract import CONTRACT_FIELDS, contract_schema
+
+from .contracts import valid_contract
+
+Edit = Callable[[dict[str, Any]], object]
+
+
+def refused(envelope: Any) -> ContractError:
+    with pytest.raises(ContractError) as info:
+        validate_contract(envelope)
+    return info.value
+
+
+def refused_after(edit: Edit) -> ContractError:
+    envelope = valid_contract()
+    edit(envelope)
+    return refused(envelope)
+
+
+def test_valid_contract_is_admitted_unchanged() -> None:
+    envelope = valid_contract()
+    before = copy.deepcopy(envelope)
+    contract = validate_contract(envelope)
+    assert isinstance(contract, ToolContract)
+    assert contract.envelope is envelope and envelope == before
+    assert (contract.tool_id, contract.version, contract.permission_class) == (
+        "payments/refund@v2",
+        "2.3.1",
+        "financial-high-impact",
+    )
+    assert contract.input_schema.schema is envelope["inputSchema"]
+    assert contract.output_schema is not None
+    assert contract["rateLimits"] == {"requestsPerMinute": 60, "burst": 10}
+
+
+def test_the_envelope_schema_ships_with_the_package_and_lists_22_fields() -> None:
+    schema = contract_schema().schema
+    assert schema["$schema"] == "https://json-schema.org/draft/2020-12/schema"
+    assert schema["required"] == list(CONTRACT_FIELDS)
+    assert len(CONTRACT_FIELDS) == 22
+    assert schema["additionalProperties"] is False
+
+
+def test_error_shape() -> None:
+    error = refused_after(lambda c: c["idempotency"].update(supported="no"))
+    assert error.to_dict() == {
+        "error": {
+            "code": "contract-validation-failed",
+            "errorClass": "validation",
+            "contractVersion": CONTRACT_V1,
+            "path": "/idempotency/supported",
+            "message": error.message,
+            "retryable": False,
+            "supportedVersions": ["aruntime.tool-contract.v1"],
+        }
+    }
+    assert "boolean" in error.message and "string" in error.message
+
+
+@pytest.mark.parametrize("field", CONTRACT_FIELDS[1:])
+def test_every_field_is_required_never_filled_in(field: str) -> None:
+    envelope = valid_contract()
+    del envelope[field]
+    error = refused(envelope)
+    assert (error.code, error.path, error.error_class) == (
+        "contract-field-missing",
+        f"/{field}",
+        "validation",
+    )
+    assert field not in envelope
+
+
+def test_missing_contract_version_is_a_missing_field() -> None:
+    error = refused_after(lambda c: c.pop("contractVersion"))
+    assert (error.code, error.path, error.contract_version) == (
+        "contract-field-missing",
+        "/contractVersion",
+        None,
+    )
+
+
+def test_nested_fields_are_required_too() -> None:
+    error = refused_after(lambda c: c["retryPolicy"].pop("backoffMs"))
+    assert (error.code, error.path) == ("contract-field-missing", "/retryPolicy/backoffMs")
+
+
+@pytest.mark.parametrize("version", ["aruntime.tool-contract.v2", "v1", 1, None])
+def test_unknown_contract_version_has_its_own_code(version: Any) -> None:
+    error = refused_after(lambda c: c.update(contractVersion=version))
+    assert (error.code, error.path, error.error_class) == (
+        "contract-version-unsupported",
+        "/contractVersion",
+        "validation",
+    )
+    assert error.to_dict()["error"]["supportedVersions"] == [CONTRACT_V1]
+    expected = version if version in ("aruntime.tool-contract.v2", "v1") else None
+    assert error.contract_version == expected
+
+
+@pytest.mark.parametrize(
+    ("edit", "path"),
+    [
+        (lambda c: c.update(toolId="Payments Refund"), "/toolId"),
+        (lambda c: c.update(toolId="payments/refund"), "/toolId"),
+        (lambda c: c.update(version="2.3"), "/version"),
+        (lambda c: c.update(description=""), "/description"),
+        (lambda c: c.update(inputSchema=True), "/inputSchema"),
+        (lambda c: c.update(outputSchema="none"), "/outputSchema"),
+        (lambda c: c.update(authenticationRef=42), "/authenticationRef"),
+        (lambda c: c.update(permissionClass="write"), "/permissionClass"),
+        (lambda c: c.update(sideEffectClass="maybe"), "/sideEffectClass"),
+        (lambda c: c.update(dataClassification="secret"), "/dataClassification"),
+        (lambda c: c["egressPolicy"].update(allowed="yes"), "/egressPolicy/allowed"),
+        (lambda c: c.update(timeoutMs=0), "/timeoutMs"),
+        (lambda c: c.update(timeoutMs=1.5), "/timeoutMs"),
+        (lambda c: c["retryPolicy"].update(maxAttempts=0), "/retryPolicy/maxAttempts"),
+        (lambda c: c["concurrency"].update(maxInFlight=-1), "/concurrency/maxInFlight"),
+        (lambda c: c.update(approvalTriggers="always"), "/approvalTriggers"),
+        (lambda c: c["compensation"].update(strategy="undo"), "/compensation/strategy"),
+        (lambda c: c["errorTaxonomy"][0].update(retryable=1), "/errorTaxonomy/0/retryable"),
+        (lambda c: c["rateLimits"].update(burst=0), "/rateLimits/burst"),
+        (lambda c: c["observability"].update(logArguments="all"), "/observability/logArguments"),
+        (lambda c: c.update(auditFields=["a", "a"]), "/auditFields"),
+        (lambda c: c["deprecation"].update(sunsetAt="soon"), "/deprecation/sunsetAt"),
+    ],
+)
+def test_types_and_enumerations(edit: Edit, path: str) -> None:
+    error = refused_after(edit)
+    assert (error.code, error.path, error.error_class) == (
+        "contract-validation-failed",
+        path,
+        "validation",
+    )
+
+
+def test_unknown_fields_are_refused_without_their_names() -> None:
+    error = refused_after(lambda c: c.update({"x-api-key-sk-live-123": 1}))
+    assert (error.code, error.path) == ("contract-validation-failed", "")
+    assert "sk-live" not in json.dumps(error.to_dict())
+    error = refused_after(lambda c: c["egressPolicy"].update({"sk-live-456": []}))
+    assert (error.code, error.path) == ("contract-validation-failed", "/egressPolicy")
+    assert "sk-live" not in str(error)
+
+
+def test_not_an_object() -> None:
+    values: tuple[Any, ...] = (None, [], "contract")
+    for value in values:
+        error = refused(value)
+        assert (error.code, error.path) == ("contract-not-object", "")
+
+
+def test_every_problem_of_the_schema_step_is_kept_in_field_order() -> None:
+    envelope = valid_contract()
+    del envelope["deprecation"]
+    envelope["timeoutMs"] = "30s"
+    envelope["toolId"] = 7
+    error = refused(envelope)
+    assert [(e.code, e.path) for e in error.details] == [
+        ("contract-validation-failed", "/toolId"),
+        ("contract-validation-failed", "/timeoutMs"),
+        ("contract-field-missing", "/deprecation"),
+    ]
+    assert error is error.details[0]
+
+
+# -- cross-field rules ---------------------------------------------------------------------
+
+
+def irreversible_without_dedup(c: dict[str, Any]) -> None:
+    c.update(permissionClass="irreversible", sideEffectClass="irreversible")
+    c["idempotency"] = {"supported": False, "keyField": None}
+    c["compensation"] = {"strategy": "manual", "toolId": None}
+
+
+@pytest.mark.parametrize(
+    ("edit", "code", "path"),
+    [
+        (
+            lambda c: c.update(permissionClass="read"),
+            "contract-side-effect-inconsistent",
+            "/sideEffectClass",
+        ),
+        (
+            lambda c: c.update(permissionClass="irreversible"),
+            "contract-side-effect-inconsistent",
+            "/sideEffectClass",
+        ),
+        (
+            irreversible_without_dedup,
+            "contract-retry-unsafe",
+            "/retryPolicy/retryOnAmbiguousTimeout",
+        ),
+        (
+            lambda c: (
+                c.update(sideEffectClass="irreversible"),
+                c.update(idempotency={"supported": False, "keyField": None}),
+            ),
+            "contract-retry-unsafe",
+            "/retryPolicy/retryOnAmbiguousTimeout",
+        ),
+        (
+            lambda c: c["idempotency"].update(keyField="nope"),
+            "contract-idempotency-inconsistent",
+            "/idempotency/keyField",
+        ),
+        (
+            lambda c: c["idempotency"].update(keyField=None),
+            "contract-idempotency-inconsistent",
+            "/idempotency/keyField",
+        ),
+        (
+            lambda c: c["idempotency"].update(supported=False),
+            "contract-idempotency-inconsistent",
+            "/idempotency/keyField",
+        ),
+        (
+            lambda c: c["errorTaxonomy"].append(
+                {"code": "rate_limited", "retryable": True, "description": ""}
+            ),
+            "contract-error-code-duplicate",
+            "/errorTaxonomy/2/code",
+        ),
+        (
+            lambda c: c["retryPolicy"]["retryableErrorCodes"].append("insufficient_funds"),
+            "contract-retry-code-not-retryable",
+            "/retryPolicy/retryableErrorCodes/1",
+        ),
+        (
+            lambda c: c["retryPolicy"]["retryableErrorCodes"].insert(0, "timeout"),
+            "contract-retry-code-unknown",
+            "/retryPolicy/retryableErrorCodes/0",
+        ),
+        (
+            lambda c: c["egressPolicy"].update(allowed=False),
+            "contract-egress-inconsistent",
+            "/egressPolicy/destinations",
+        ),
+        (
+            lambda c: c["egressPolicy"].update(destinations=[]),
+            "contract-egress-inconsistent",
+            "/egressPolicy/destinations",
+        ),
+        (
+            lambda c: c["egressPolicy"]["destinations"].append("*.example.com"),
+            "contract-egress-not-explicit",
+            "/egressPolicy/destinations/1",
+        ),
+        (
+            lambda c: c.update(authenticationRef="sk-live-abcdef0123456789"),
+            "contract-authentication-not-reference",
+            "/authenticationRef",
+        ),
+        (
+            lambda c: c.update(authenticationRef="secretref://"),
+            "contract-authentication-not-reference",
+            "/authenticationRef",
+        ),
+        (
+            lambda c: c["compensation"].update(toolId=None),
+            "contract-compensation-inconsistent",
+            "/compensation/toolId",
+        ),
+        (
+            lambda c: c.update(compensation={"strategy": "manual", "toolId": None}),
+            "contract-compensation-inconsistent",
+            "/compensation/strategy",
+        ),
+        (
+            lambda c: c.update(sideEffectClass="irreversible"),
+            "contract-compensation-inconsistent",
+            "/compensation/strategy",
+        ),
+        (
+            lambda c: c.update(permissionClass="reversible-write", sideEffectClass="none"),
+            "contract-compensation-inconsistent",
+            "/compensation/strategy",
+        ),
+        (
+            lambda c: c["compensation"].update(toolId="payments/refund@v2"),
+            "contract-compensation-inconsistent",
+            "/compensation/toolId",
+        ),
+        (
+            lambda c: c["deprecation"].update(sunsetAt="2027-01-01T00:00:00Z"),
+            "contract-deprecation-inconsistent",
+            "/deprecation/sunsetAt",
+        ),
+        (
+            lambda c: c["deprecation"].update(replacementToolId="payments/refund@v3"),
+            "contract-deprecation-inconsistent",
+            "/deprecation/replacementToolId",
+        ),
+        (
+            lambda c: c["deprecation"].update(deprecated=True),
+            "contract-deprecation-inconsistent",
+            "/deprecation/sunsetAt",
+        ),
+        (
+            lambda c: c.update(
+                deprecation={
+                    "deprecated": True,
+                    "sunsetAt": "2027-01-01T00:00:00Z",
+                    "replacementToolId": "payments/refund@v2",
+                }
+            ),
+            "contract-deprecation-inconsistent",
+            "/deprecation/replacementToolId",
+        ),
+        (lambda c: c.update(version="3.0.0"), "contract-version-mismatch", "/version"),
+        (
+            lambda c: c.update(permissionClass="code-execution", timeoutMs=None),
+            "contract-code-execution-unbounded",
+            "/timeoutMs",
+        ),
+        (
+            lambda c: (
+                c.update(permissionClass="code-execution"),
+                c["concurrency"].update(maxInFlight=None),
+            ),
+            "contract-code-execution-unbounded",
+            "/concurrency/maxInFlight",
+        ),
+        (
+            lambda c: c["observability"].update(logResults="full"),
+            "contract-logging-exposes-data",
+            "/observability/logResults",
+        ),
+    ],
+)
+def test_cross_field_rules(edit: Edit, code: str, path: str) -> None:
+    error = refused_after(edit)
+    assert (error.code, error.path, error.error_class) == (code, path, "validation")
+    assert error.retryable is False
+
+
+def irreversible_not_retried(c: dict[str, Any]) -> None:
+    irreversible_without_dedup(c)
+    c["retryPolicy"]["retryOnAmbiguousTimeout"] = False
+
+
+def test_variants_that_pass() -> None:
+    variants: list[Edit] = [
+        # Irreversible without dedup is fine when it is not retried after a timeout.
+        irreversible_not_retried,
+        # Irreversible *with* deduplication may retry.
+        lambda c: (
+            c.update(permissionClass="irreversible", sideEffectClass="irreversible"),
+            c.update(compensation={"strategy": "none", "toolId": None}),
+        ),
+        lambda c: c.update(egressPolicy={"allowed": False, "destinations": []}),
+        lambda c: c.update(authenticationRef=None),
+        lambda c: c.update(authenticationRef="spiffe://prod.example.org/ns/payments/sa/refund"),
+        lambda c: c.update(outputSchema=None),
+        lambda c: c.update(
+            deprecation={
+                "deprecated": True,
+                "sunsetAt": "2027-01-01T00:00:00Z",
+                "replacementToolId": "payments/refund@v3",
+            }
+        ),
+        lambda c: c.update(toolId="payments/refund@v0", version="0.9.0-beta.1"),
+        lambda c: c.update(permissionClass="code-execution"),
+        lambda c: c.update(
+            dataClassification="public",
+            observability={"logArguments": "full", "logResults": "full"},
+        ),
+    ]
+    for edit in variants:
+        envelope = valid_contract()
+        edit(envelope)
+        validate_contract(envelope)
+    assert validate_contract(valid_contract()).output_schema is not None
+
+
+def test_a_secret_in_authentication_ref_is_never_echoed() -> None:
+    secret = "ghp_" + "A1b2C3d4" * 5
+    error = refused_after(lambda c: c.update(authenticationRef=secret))
+    assert secret[:12] not in json.dumps(error.to_dict())
+    assert secret[:12] not in str(error)
+    long_secret = "x" * 600  # fails the schema's maxLength first: still not echoed
+    error = refused_after(lambda c: c.update(authenticationRef=long_secret))
+    assert (error.code, error.path) == ("contract-validation-failed", "/authenticationRef")
+    assert "xxxxxxxx" not in json.dumps(error.to_dict())
+
+
+# -- embedded schemas ----------------------------------------------------------------------
+
+
+def test_embedded_schemas_are_checked_with_their_own_class() -> None:
+    error = refused_after(lambda c: c.update(inputSchema={"type": "array"}))
+    assert (error.code, error.path, error.error_class) == (
+        "contract-input-schema-rejected",
+        "/inputSchema/type",
+        "validation",
+    )
+    assert error.cause is not None and error.cause.code == "input-schema-root-not-object"
+    error = refused_after(
+        lambda c: c.update(outputSchema={"$schema": "http://json-schema.org/draft-07/schema#"})
+    )
+    assert (error.code, error.path, error.error_class) == (
+        "contract-output-schema-rejected",
+        "/outputSchema/$schema",
+        "unsupported_capability",
+    )
+    error = refused_after(
+        lambda c: c["inputSchema"]["properties"].update(x={"$ref": "https://example.com/x"})
+    )
+    assert (error.code, error.path) == (
+        "contract-input-schema-rejected",
+        "/inputSchema/properties/x/$ref",
+    )
+
+
+def test_schema_options_reach_embedded_schemas() -> None:
+    envelope = valid_contract()
+    envelope["inputSchema"]["properties"]["x"] = {"$ref": "https://example.com/x"}
+    contract = validate_contract(envelope, registry={"https://example.com/x": {"type": "string"}})
+    assert not contract.input_schema.validator.is_valid(
+        {"paymentId": "p", "amountCents": 1, "requestId": "r", "x": 1}
+    )
+
+
+# -- order of checks ---------------------------------------------------------------------
+
+
+def test_order_object_version_schema_embedded_schemas_rules() -> None:
+    envelope = valid_contract()
+    envelope["contractVersion"] = "aruntime.tool-contract.v9"
+    del envelope["toolId"]
+    envelope["inputSchema"] = {"type": "array"}
+    envelope["outputSchema"] = {"$schema": "http://json-schema.org/draft-07/schema#"}
+    envelope["egressPolicy"]["allowed"] = False
+    assert refused(envelope).code == "contract-version-unsupported"
+    envelope["contractVersion"] = CONTRACT_V1
+    assert refused(envelope).code == "contract-field-missing"
+    envelope["toolId"] = "payments/refund@v2"
+    assert refused(envelope).code == "contract-input-schema-rejected"
+    envelope["inputSchema"] = valid_contract()["inputSchema"]
+    assert refused(envelope).code == "contract-output-schema-rejected"
+    envelope["outputSchema"] = None
+    assert refused(envelope).code == "contract-egress-inconsistent"
+    envelope["egressPolicy"]["allowed"] = True
+    validate_contract(envelope)
+
+
+def test_cross_field_rules_run_in_the_documented_order() -> None:
+    envelope = valid_contract()
+    envelope.update(permissionClass="read", version="9.0.0")  # two rules broken
+    assert refused(envelope).code == "contract-side-effect-inconsistent"
+    envelope.update(permissionClass="financial-high-impact")
+    assert refused(envelope).code == "contract-version-mismatch"
+
+
+# -- upgrades -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("edit", "path"),
+    [
+        (lambda c: c["inputSchema"]["properties"].update(note={"type": "string"}), "/inputSchema"),
+        (lambda c: c.update(outputSchema=None), "/outputSchema"),
+        (lambda c: c.update(authenticationRef="secretref://payments/other"), "/authenticationRef"),
+        (
+            lambda c: c.update(
+                permissionClass="reversible-write",
+                sideEffectClass="compensatable",
+            ),
+            "/permissionClass",
+        ),
+        (
+            lambda c: (
+                c.update(sideEffectClass="reversible"),
+                c.update(compensation={"strategy": "manual", "toolId": None}),
+            ),
+            "/sideEffectClass",
+        ),
+    ],
+)
+def test_incompatible_changes_under_the_same_tool_id_are_refused(edit: Edit, path: str) -> None:
+    old = valid_contract()
+    new = valid_contract()
+    edit(new)
+    validate_contract(new)  # each new envelope is valid on its own
+    with pytest.raises(ContractError) as info:
+        check_contract_upgrade(old, new)
+    assert (info.value.code, info.value.path) == ("contract-incompatible-change", path)
+
+
+def test_compatible_edits_pass() -> None:
+    old = validate_contract(valid_contract())
+    new = valid_contract()
+    new["description"] = "Refund a captured payment, fully or partly."
+    new["rateLimits"] = {"requestsPerMinute": 120, "burst": 20}
+    new["version"] = "2.4.0"
+    upgraded = check_contract_upgrade(old, new)
+    assert upgraded.envelope is new
+    # 1 and 1.0 are the same JSON number: not a change.
+    same = valid_contract()
+    same["inputSchema"]["properties"]["amountCents"]["minimum"] = 1.0
+    check_contract_upgrade(old, same)
+
+
+def test_a_new_tool_id_is_how_an_incompatible_change_ships() -> None:
+    new = valid_contract()
+    new.update(toolId="payments/refund@v3", version="3.0.0")
+    new["inputSchema"]["required"] = ["paymentId", "requestId"]
+    assert check_contract_upgrade(valid_contract(), new).tool_id == "payments/refund@v3"
+
+
+def test_upgrade_validates_both_sides() -> None:
+    broken = valid_contract()
+    del broken["auditFields"]
+    with pytest.raises(ContractError) as info:
+        check_contract_upgrade(broken, valid_contract())
+    assert info.value.code == "contract-field-missing"
+    with pytest.raises(ContractError):
+        check_contract_upgrade(valid_contract(), broken)
+
+
+def test_envelope_bounds_fail_closed() -> None:
+    envelope = valid_contract()
+    deep: Any = {}
+    for _ in range(600):
+        deep = {"not": deep}
+    envelope["outputSchema"] = deep
+    error = refused(envelope)
+    assert (error.code, error.error_class) == ("contract-limit-exceeded", "execution_failure")

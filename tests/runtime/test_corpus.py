@@ -1,0 +1,66 @@
+"""Admit all 445 real MCP tools (``../shared/mcp-tools``) in both modes.
+
+The counts below were measured with ``python tests/runtime/corpus.py``; they change
+only if the corpus or an admission rule changes. Why a tool is not admitted:
+
+* 78 tools declare ``"$schema": "http://json-schema.org/draft-07/schema#"``
+  (zod-to-json-schema in the TypeScript SDK): archived-github 26, archived-gitlab 9,
+  ref-everything 19, ref-filesystem 14, ref-memory 9, ref-sequentialthinking 1; 25 of
+  them also on their output schema. ``unsupported_capability``: their batches are
+  refused in strict mode, the tools are quarantined one by one in quarantine mode.
+* 2 sentry-mcp tools (create_uptime_monitor, update_uptime_monitor) use the draft-07
+  array form of ``items`` without declaring a dialect; under the 2020-12 default that
+  is not a valid schema. ``validation``: fatal in both modes, so the whole sentry-mcp
+  batch (54 tools) is refused in both.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+
+from .corpus import CORPUS, corpus_files, report, tally
+
+pytestmark = pytest.mark.skipif(
+    not CORPUS.is_dir() or not corpus_files(),
+    reason=f"the real MCP tool corpus is not present at {CORPUS}",
+)
+
+
+def test_corpus_strict() -> None:
+    t = tally("strict")
+    print(report())
+    assert (t.files, t.tools) == (26, 445)
+    assert (t.batches_admitted, t.batches_rejected) == (19, 7)
+    assert (t.admitted, t.quarantined, t.rejected) == (313, 0, 132)
+    assert t.rejection_reasons == Counter(
+        {
+            ("inputSchema", "unsupported_capability", "schema-dialect-unsupported"): 78,
+            ("outputSchema", "unsupported_capability", "schema-dialect-unsupported"): 25,
+            ("inputSchema", "validation", "schema-invalid"): 2,
+        }
+    )
+    assert t.rejected_files == [
+        "archived-github.json",
+        "archived-gitlab.json",
+        "ref-everything.json",
+        "ref-filesystem.json",
+        "ref-memory.json",
+        "ref-sequentialthinking.json",
+        "sentry-mcp.json",
+    ]
+
+
+def test_corpus_quarantine() -> None:
+    t = tally("quarantine")
+    assert (t.batches_admitted, t.batches_rejected) == (25, 1)
+    assert (t.admitted, t.quarantined, t.rejected) == (313, 78, 54)
+    assert t.quarantine_reasons == Counter(
+        {
+            ("inputSchema", "unsupported_capability", "schema-dialect-unsupported"): 78,
+            ("outputSchema", "unsupported_capability", "schema-dialect-unsupported"): 25,
+        }
+    )
+    assert t.rejection_reasons == Counter({("inputSchema", "validation", "schema-invalid"): 2})
+    assert t.rejected_files == ["sentry-mcp.json"]
