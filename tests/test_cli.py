@@ -207,3 +207,36 @@ def test_python_dash_m_exit_codes(tmp_path: Path, schema_file: str) -> None:
     assert result.returncode == 1
     assert result.stdout.startswith(f"{bad}: /name: ")
     assert _run_module("validate").returncode == 2
+
+
+@pytest.mark.parametrize("fmt", ["flag", "basic", "detailed", "verbose", "list", "hierarchical"])
+def test_output_formats_print_one_json_object_per_instance(
+    tmp_path: Path, schema_file: str, fmt: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    good = _write(tmp_path, "good.json", {"name": "Ada"})
+    bad = _write(tmp_path, "bad.json", {"age": -1})
+    assert main(["validate", "--output", fmt, schema_file, good, bad]) == 1
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [line["instance"] for line in lines] == [good, bad]
+    assert [line["output"]["valid"] for line in lines] == [True, False]
+    validator = schemacore.compile(SCHEMA)
+    assert lines[1]["output"] == validator.evaluate({"age": -1}).output(fmt)
+
+
+def test_basic_output_lists_the_errors(
+    tmp_path: Path, schema_file: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bad = _write(tmp_path, "bad.json", {"age": -1})
+    assert main(["validate", "--output", "basic", schema_file, bad]) == 1
+    output = json.loads(capsys.readouterr().out)["output"]
+    assert {e["keywordLocation"] for e in output["errors"]} == {
+        "/required",
+        "/properties/age/minimum",
+    }
+
+
+def test_unknown_output_format_is_a_usage_error(
+    schema_file: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["validate", "--output", "yaml", schema_file, schema_file]) == 2
+    assert "invalid choice: 'yaml'" in capsys.readouterr().err

@@ -29,6 +29,7 @@ import schemacore
 
 from . import runtime
 from .errors import SchemaCoreError
+from .output import FORMATS
 
 __all__ = ["main"]
 
@@ -74,8 +75,19 @@ def _load(name: str, stdin: TextIO) -> _Document:
     return _parse(name, data)
 
 
-def _report(document: _Document, validator: schemacore.Validator, out: TextIO) -> bool:
-    """Print the errors of one instance (or that it is valid); return its validity."""
+def _report(
+    document: _Document, validator: schemacore.Validator, out: TextIO, output: str = "text"
+) -> bool:
+    """Print the errors of one instance (or that it is valid); return its validity.
+
+    ``output`` other than "text" prints the instance's evaluation in that standard
+    output format, as one JSON object per line: {"instance": name, "output": ...}.
+    """
+    if output != "text":
+        evaluation = validator.evaluate(document.value)
+        line = {"instance": document.name, "output": evaluation.output(output)}
+        print(json.dumps(line, ensure_ascii=False), file=out)
+        return evaluation.valid
     errors = list(validator.iter_errors(document.value))
     if not errors:
         print(f"{document.name}: valid", file=out)
@@ -119,7 +131,7 @@ def _run_validate(args: argparse.Namespace, stdin: TextIO, out: TextIO, err: Tex
     status = EXIT_VALID
     for instance in instances:
         try:
-            if not _report(instance, validator, out):
+            if not _report(instance, validator, out, args.output):
                 status = max(status, EXIT_INVALID)
         except SchemaCoreError as exc:
             # Not a verdict: the instance could not be evaluated (e.g. a limit).
@@ -288,6 +300,13 @@ def _parser() -> argparse.ArgumentParser:
         "--format-assertion",
         action="store_true",
         help="treat 'format' as an assertion rather than an annotation",
+    )
+    validate.add_argument(
+        "--output",
+        choices=("text", *FORMATS),
+        default="text",
+        help="text (one line per error, the default) or a standard output format, "
+        "printed as one JSON object per instance",
     )
 
     commands.add_parser(

@@ -1,0 +1,131 @@
+"""Validator.evaluate, the output formats and best_match, on schemas written here."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+import schemacore
+
+SCHEMA = {
+    "$id": "https://example.com/person",
+    "type": "object",
+    "title": "Person",
+    "properties": {
+        "name": {"type": "string", "description": "full name"},
+        "age": {"type": "integer", "minimum": 0, "default": 0},
+        "contact": {
+            "anyOf": [
+                {"type": "string", "format": "email"},
+                {"type": "object", "required": ["phone"]},
+            ]
+        },
+    },
+    "required": ["name"],
+}
+
+
+@pytest.fixture(scope="module")
+def validator() -> schemacore.Validator:
+    return schemacore.compile(SCHEMA)
+
+
+def test_valid_instance_collects_annotations(validator: schemacore.Validator) -> None:
+    evaluation = validator.evaluate({"name": "Ada", "age": 36})
+    assert evaluation.valid and evaluation.errors == []
+    found = {(a.instance_location, a.keyword): a.value for a in evaluation.annotations}
+    assert found[("", "title")] == "Person"
+    assert found[("/name", "description")] == "full name"
+    assert found[("/age", "default")] == 0
+    assert sorted(found[("", "properties")]) == ["age", "name"]
+    # The annotation of a property that is absent is not there.
+    assert ("/contact", "format") not in found
+
+
+def test_annotations_of_failed_branches_are_dropped(validator: schemacore.Validator) -> None:
+    evaluation = validator.evaluate({"name": "Ada", "contact": "ada@example.com"})
+    formats = [a for a in evaluation.annotations if a.keyword == "format"]
+    assert [(a.instance_location, a.value) for a in formats] == [("/contact", "email")]
+    assert formats[0].schema_location == "https://example.com/person#/properties/contact/anyOf/0"
+
+
+def test_invalid_instance_has_no_annotations(validator: schemacore.Validator) -> None:
+    evaluation = validator.evaluate({"age": -1})
+    assert not evaluation.valid
+    assert evaluation.annotations == []
+    assert [e.keyword for e in evaluation.errors] == [
+        e.keyword for e in validator.iter_errors({"age": -1})
+    ]
+
+
+@pytest.mark.parametrize("instance", [{"name": "Ada"}, {"age": "x"}, 5, {"contact": 1}])
+def test_every_format_agrees_on_validity(validator: schemacore.Validator, instance: Any) -> None:
+    evaluation = validator.evaluate(instance)
+    for fmt in ("flag", "basic", "detailed", "verbose", "list", "hierarchical"):
+        assert evaluation.output(fmt)["valid"] is validator.is_valid(instance)
+
+
+def test_basic_lists_exactly_the_errors(validator: schemacore.Validator) -> None:
+    instance = {"age": -1, "contact": 1}
+    basic = validator.evaluate(instance).output("basic")
+    assert [(e["keywordLocation"], e["instanceLocation"]) for e in basic["errors"]] == [
+        (e.keyword_location, e.instance_location) for e in validator.iter_errors(instance)
+    ]
+    assert all(e["absoluteKeywordLocation"].startswith(SCHEMA["$id"]) for e in basic["errors"])
+
+
+def test_detailed_keeps_only_what_failed(validator: schemacore.Validator) -> None:
+    detailed = validator.evaluate({"name": "Ada", "age": -1}).output("detailed")
+    assert detailed["valid"] is False
+
+    def locations(unit: dict[str, Any]) -> list[str]:
+        out = [unit["keywordLocation"]]
+        for child in unit.get("errors", []):
+            out.extend(locations(child))
+        return out
+
+    found = locations(detailed)
+    assert "/properties/age/minimum" in found
+    assert not any(location.startswith("/properties/name") for location in found)
+
+
+def test_hierarchical_nests_schema_objects(validator: schemacore.Validator) -> None:
+    output = validator.evaluate({"name": "Ada"}).output("hierarchical")
+    assert output["evaluationPath"] == ""
+    assert output["schemaLocation"] == "https://example.com/person#"
+    children = {d["evaluationPath"]: d for d in output["details"]}
+    assert children["/properties/name"]["annotations"] == {"description": "full name"}
+
+
+def test_unknown_format_is_refused(validator: schemacore.Validator) -> None:
+    with pytest.raises(ValueError, match="unknown output format"):
+        validator.evaluate({}).output("yaml")
+
+
+def test_validate_raises_the_most_relevant_error() -> None:
+    schema = {
+        "properties": {
+            "item": {
+                "oneOf": [
+                    {"type": "object", "required": ["a", "b", "c"]},
+                    {"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a"]},
+                ]
+            }
+        }
+    }
+    validator = schemacore.compile(schema)
+    with pytest.raises(schemacore.ValidationError) as caught:
+        validator.validate({"item": {"a": 1}})
+    # The second branch came closest (one error, deeper): its error is the one shown.
+    assert caught.value.instance_location == "/item/a"
+    assert caught.value.keyword == "type"
+
+
+def test_best_match_prefers_deeper_errors() -> None:
+    validator = schemacore.compile(
+        {"required": ["x"], "properties": {"y": {"properties": {"z": {"type": "string"}}}}}
+    )
+    best = schemacore.best_match(validator.iter_errors({"y": {"z": 1}}))
+    assert best is not None and best.instance_location == "/y/z"
+    assert schemacore.best_match([]) is None
