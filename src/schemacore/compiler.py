@@ -116,6 +116,39 @@ def make_error(
     )
 
 
+def leftover_errors(
+    keyword: str,
+    schema_value: Any,
+    x: Any,
+    members: list[Any],
+    child_errors: ErrorsFn,
+    ipath: Path,
+    kpath: Path,
+    absolute: str,
+) -> Iterator[ValidationError]:
+    """Errors of the members (names or indexes) left to a catch-all subschema
+    (additionalProperties, unevaluated*): one error naming them all when that
+    subschema is ``false``, else the subschema's own errors for each of them."""
+    here = (kpath, keyword)
+    if schema_value is False:
+        if members:
+            noun = "properties" if keyword.endswith("Properties") else "items"
+            listed = ", ".join(repr(m) for m in members)
+            verb = "was" if len(members) == 1 else "were"
+            adjective = "additional" if keyword == "additionalProperties" else "unevaluated"
+            yield make_error(
+                f"{adjective} {noun} are not allowed ({listed} {verb} unexpected)",
+                keyword,
+                x,
+                ipath,
+                here,
+                absolute,
+            )
+        return
+    for member in members:
+        yield from child_errors(x[member], (ipath, member), here)
+
+
 def assertion(
     name: str,
     applies_to: str | None,

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator
 from itertools import islice
 from typing import Any
 
-from ..compiler import Evaluated, Keyword, Node, SchemaContext, make_error
+from ..compiler import Evaluated, Keyword, Node, SchemaContext, leftover_errors, make_error
 from ..ecma262 import PatternError, compile_pattern
 from ..errors import ValidationError
 from ..guard import non_string_key
@@ -199,23 +199,9 @@ def compile_additional_properties(ctx: SchemaContext, value: Any) -> Keyword | N
             return True
 
     def errors(x: Any, ipath: Path, kpath: Path) -> Iterator[ValidationError]:
-        if forbidden:
-            unexpected = list(extra(x))
-            if unexpected:
-                listed = ", ".join(repr(k) for k in unexpected)
-                yield make_error(
-                    f"additional properties are not allowed ({listed} "
-                    f"{'was' if len(unexpected) == 1 else 'were'} unexpected)",
-                    "additionalProperties",
-                    x,
-                    ipath,
-                    (kpath, "additionalProperties"),
-                    absolute,
-                )
-            return
-        here = (kpath, "additionalProperties")
-        for key in extra(x):
-            yield from child_errors(x[key], (ipath, key), here)
+        return leftover_errors(
+            "additionalProperties", value, x, list(extra(x)), child_errors, ipath, kpath, absolute
+        )
 
     def track(x: Any, acc: Evaluated) -> bool:
         acc.all_props = True

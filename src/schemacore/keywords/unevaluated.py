@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from ..compiler import Evaluated, Keyword, Node, SchemaContext, make_error
+from ..compiler import Evaluated, Keyword, Node, SchemaContext, leftover_errors
 from ..errors import ValidationError
 from ..paths import Path
 from .applicator import string_key
@@ -47,21 +47,9 @@ def compile_unevaluated_properties(ctx: SchemaContext, value: Any) -> Keyword:
         if acc.all_props:
             return
         left = [key for key in x if key not in acc.props]
-        here = (kpath, "unevaluatedProperties")
-        if value is False and left:
-            listed = ", ".join(repr(k) for k in left)
-            yield make_error(
-                f"unevaluated properties are not allowed ({listed} "
-                f"{'was' if len(left) == 1 else 'were'} unexpected)",
-                "unevaluatedProperties",
-                x,
-                ipath,
-                here,
-                absolute,
-            )
-            return
-        for key in left:
-            yield from child_errors(x[key], (ipath, key), here)
+        yield from leftover_errors(
+            "unevaluatedProperties", value, x, left, child_errors, ipath, kpath, absolute
+        )
 
     def errors(x: Any, ipath: Path, kpath: Path) -> Iterator[ValidationError]:
         return errors_given(x, Evaluated(), ipath, kpath)
@@ -95,19 +83,9 @@ def compile_unevaluated_items(ctx: SchemaContext, value: Any) -> Keyword:
 
     def errors_given(x: Any, acc: Evaluated, ipath: Path, kpath: Path) -> Iterator[ValidationError]:
         left = list(unevaluated(x, acc))
-        here = (kpath, "unevaluatedItems")
-        if value is False and left:
-            yield make_error(
-                f"unevaluated items are not allowed (items at {left} were unexpected)",
-                "unevaluatedItems",
-                x,
-                ipath,
-                here,
-                absolute,
-            )
-            return
-        for index in left:
-            yield from child_errors(x[index], (ipath, index), here)
+        yield from leftover_errors(
+            "unevaluatedItems", value, x, left, child_errors, ipath, kpath, absolute
+        )
 
     def errors(x: Any, ipath: Path, kpath: Path) -> Iterator[ValidationError]:
         return errors_given(x, Evaluated(), ipath, kpath)
@@ -208,23 +186,10 @@ def fold(node: Node, ctx: SchemaContext, keyword: Keyword) -> Keyword | None:
             return True
 
         def errors(x: Any, ipath: Path, kpath: Path) -> Iterator[ValidationError]:
-            here = (kpath, "unevaluatedProperties")
-            unexpected = left(x)
-            if value is False and unexpected:
-                listed = ", ".join(repr(k) for k in unexpected)
-                yield make_error(
-                    f"unevaluated properties are not allowed ({listed} "
-                    f"{'was' if len(unexpected) == 1 else 'were'} unexpected)",
-                    "unevaluatedProperties",
-                    x,
-                    ipath,
-                    here,
-                    absolute,
-                )
-                return
-            for key in unexpected:
-                if not check(x[key]):
-                    yield from child_errors(x[key], (ipath, key), here)
+            unexpected = [key for key in left(x) if value is False or not check(x[key])]
+            yield from leftover_errors(
+                "unevaluatedProperties", value, x, unexpected, child_errors, ipath, kpath, absolute
+            )
 
         def track(x: Any, acc: Evaluated) -> bool:
             if not valid(x):
@@ -245,20 +210,10 @@ def fold(node: Node, ctx: SchemaContext, keyword: Keyword) -> Keyword | None:
         return True
 
     def item_errors(x: Any, ipath: Path, kpath: Path) -> Iterator[ValidationError]:
-        here = (kpath, "unevaluatedItems")
         left = list(range(start, len(x)))
-        if value is False and left:
-            yield make_error(
-                f"unevaluated items are not allowed (items at {left} were unexpected)",
-                "unevaluatedItems",
-                x,
-                ipath,
-                here,
-                absolute,
-            )
-            return
-        for index in left:
-            yield from child_errors(x[index], (ipath, index), here)
+        yield from leftover_errors(
+            "unevaluatedItems", value, x, left, child_errors, ipath, kpath, absolute
+        )
 
     def track_items(x: Any, acc: Evaluated) -> bool:
         if not valid_items(x):
