@@ -86,6 +86,8 @@ def _inlinable(node: Node, depth: int) -> bool:
 
 def _emit_child(w: _Writer, indent: int, node: Node, var: str, depth: int) -> None:
     """Checks of a subschema on ``var``, inlined when small enough, else a call."""
+    while node.alias is not None:
+        node = node.alias
     if node.trivial:
         return
     if node.boolean is False:
@@ -129,6 +131,8 @@ def _emit_node(
             if keyword.applies_to is None or keyword.applies_to == json_type:
                 _emit_keyword(w, indent + 1, node, ctx, keyword, var, json_type, depth)
         body, w.lines = w.lines, outer
+        if len(body) == 1 and body[0].strip() == "return False":
+            continue  # as good as rejected by type
         if body:
             branches.append((py_type, body))
         else:
@@ -269,7 +273,14 @@ def _pattern(
         limits.max_pattern_input,
         ctx.location("pattern"),
     )
-    w.add(i, f"if {w.const(search)}({x}) is None: return False")
+    short = getattr(search, "short", None)
+    below = getattr(search, "safe_below", 0)
+    if short is not None and ctx.options.limits.max_pattern_input >= below:
+        w.add(i, f"if len({x}) < {w.const(below)}:")
+        w.add(i + 1, f"if {w.const(short)}({x}) is None: return False")
+        w.add(i, f"elif {w.const(search)}({x}) is None: return False")
+    else:
+        w.add(i, f"if {w.const(search)}({x}) is None: return False")
     return True
 
 

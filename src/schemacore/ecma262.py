@@ -15,6 +15,7 @@ rather than answering "no match".
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -22,7 +23,7 @@ import regex
 
 from .errors import ExecutionFailure
 
-__all__ = ["PatternError", "compile_pattern", "is_valid_pattern", "translate"]
+__all__ = ["SHORT", "PatternError", "compile_pattern", "is_valid_pattern", "translate"]
 
 
 class PatternError(ValueError):
@@ -104,9 +105,18 @@ class _Translator:
 
     @property
     def risky(self) -> bool:
+        """Whether a match may take exponential (or high polynomial) time."""
         return bool(
-            self.quantified_groups or self.unbounded > 1 or self.backrefs or self.named_refs
+            self.quantified_groups or self.unbounded > 3 or self.backrefs or self.named_refs
         )
+
+    @property
+    def safe_below(self) -> int:
+        """Length under which a match cannot take long (k unbounded quantifiers can
+        backtrack about n**k steps), so no timer need be armed: 0 for risky patterns."""
+        if self.risky:
+            return 0
+        return SHORT if self.unbounded <= 2 else SHORT // 4
 
     def error(self, message: str) -> PatternError:
         return PatternError(f"invalid ECMA-262 regular expression {self.src!r}: {message}")
@@ -399,11 +409,11 @@ class _Translator:
         self.out.append(("[^" if negated else "[") + "".join(parts) + "]")
 
 
-_CACHE: dict[str, tuple[Any, bool]] = {}
+_CACHE: dict[str, tuple[Any, int, Any]] = {}
 _CACHE_SIZE = 4096
-# Below this length a pattern without risky constructs cannot take long enough to be
-# worth the cost of arming the timer (several times the cost of a short match).
-_SHORT = 256
+# Below this length a pattern with at most two unbounded quantifiers cannot take long
+# enough to be worth arming the timer (several times the cost of a short match).
+SHORT = 256
 
 
 def translate(pattern: str) -> str:
@@ -411,7 +421,9 @@ def translate(pattern: str) -> str:
     return _Translator(pattern).translate()
 
 
-def _build(pattern: str) -> tuple[Any, bool]:
+def _build(pattern: str) -> tuple[Any, int, Any]:
+    """(``regex`` pattern, the length below which matching is safe without a timer,
+    a stdlib ``re`` search or None)."""
     translator = _Translator(pattern)
     text = translator.translate()
     try:
@@ -420,10 +432,19 @@ def _build(pattern: str) -> tuple[Any, bool]:
         # regex's own message counts positions in the translated text: drop them.
         reason = getattr(exc, "msg", None) or type(exc).__name__
         raise PatternError(f"invalid regular expression {pattern!r}: {reason}") from None
-    return compiled, translator.risky
+    fast = None
+    if translator.safe_below and "\\p{" not in text and "\\P{" not in text:
+        # The translation uses only syntax both engines read alike; the standard
+        # library's engine matches short strings several times faster, and without
+        # risky constructs it cannot backtrack badly on them.
+        try:
+            fast = re.compile(text).search
+        except (re.error, ValueError, OverflowError, RecursionError):
+            fast = None
+    return compiled, translator.safe_below, fast
 
 
-def _compiled(pattern: str) -> tuple[Any, bool]:
+def _compiled(pattern: str) -> tuple[Any, int, Any]:
     entry = _CACHE.get(pattern)
     if entry is None:
         entry = _build(pattern)
@@ -460,15 +481,16 @@ def compile_pattern(
     ``max_input``, a longer string raises ExecutionFailure before any matching.
     ``where`` (the schema location of the keyword) locates those failures.
     """
-    compiled, risky = _compiled(pattern)
+    compiled, armed_from, fast = _compiled(pattern)
     search = compiled.search
     if timeout is None and max_input is None:
         return search  # type: ignore[no-any-return]
     longest = max_input if max_input is not None else float("inf")
-    armed_from = 0 if risky else _SHORT
 
     def guarded_search(text: str) -> Any:
         size = len(text)
+        if size < armed_from and fast is not None and size <= longest:
+            return fast(text)
         if size > longest:
             raise ExecutionFailure(
                 f"a string of {size} characters is longer than max_pattern_input={max_input}",
@@ -488,4 +510,8 @@ def compile_pattern(
                 value=timeout,
             ) from None
 
+    # Generated code tests short strings with the fast search itself (no call to
+    # this wrapper); strings of SHORT characters or more always come here.
+    guarded_search.short = fast if armed_from else None  # type: ignore[attr-defined]
+    guarded_search.safe_below = armed_from  # type: ignore[attr-defined]
     return guarded_search

@@ -236,6 +236,8 @@ def compile_unique_items(ctx: SchemaContext, value: Any) -> Keyword | None:
         return None
 
     def valid(x: Any) -> bool:
+        if len(x) < 2:
+            return True
         keys = [json_key(item) for item in x]
         try:
             return len(set(keys)) == len(keys)
