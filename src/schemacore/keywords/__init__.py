@@ -288,6 +288,10 @@ def _fuse(
             return True
 
     def errors(x: Any, ipath: Path, kpath: Path) -> Iterator[ValidationError]:
+        # The fast path first: a valid subtree has no errors to look for, so the
+        # error walk only goes down where something failed.
+        if node.valid(x):
+            return iter(())
         kind = lookup(x)
         type_ok, applicable = errors_table[kind]
         if type_ok and not given:
