@@ -179,11 +179,18 @@ Emitter = Callable[[_Writer, int, Node, SchemaContext, Keyword, str, str, int], 
 def _properties(
     w: _Writer, i: int, node: Node, ctx: SchemaContext, k: Keyword, x: str, t: str, d: int
 ) -> bool:
+    # "required" runs first (it is cheaper), so a required name is there by now.
+    required = node.keywords.get("required")
+    present = set(ctx.schema["required"]) if required is not None else set()
     for name in ctx.schema["properties"]:
         child = node.children[("properties", name)]
         if child.trivial:
             continue
         value = w.var()
+        if name in present:
+            w.add(i, f"{value} = {x}[{w.const(name)}]")
+            _emit_child(w, i, child, value, d)
+            continue
         w.add(i, f"{value} = {x}.get({w.const(name)}, _MISSING)")
         w.add(i, f"if {value} is not _MISSING:")
         mark = len(w.lines)
