@@ -121,6 +121,9 @@ def _emit_node(
             allowed = True
             integral_only = py_type is float
         if not allowed:
+            if py_type is float:
+                # Rejected by type, but a NaN or an infinity is refused first.
+                branches.append((float, [f"{'    ' * (indent + 1)}_finite({var}); return False"]))
             continue
         outer, w.lines = w.lines, []
         if py_type is float:

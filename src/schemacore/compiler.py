@@ -397,6 +397,9 @@ class Compiler:
         self._where: dict[tuple[Any, ...], str] = {}
         self._dialects: dict[str, Dialect] = {}
         self.references = 0
+        self.promoted = False
+        # How many schema objects are being compiled, one inside the other.
+        self._depth = 0
         # Shared by every closure of this validator; see guard.CallState.
         self.state = CallState()
 
@@ -521,7 +524,18 @@ class Compiler:
             node.context = context
             from .keywords import build_node
 
+            limit = self.options.limits.max_reference_depth
+            self._depth += 1
+            if self._depth > limit:
+                raise ExecutionFailure(
+                    f"subschemas and the references between them nest deeper than "
+                    f"max_reference_depth={limit}",
+                    location=pointer,
+                    limit="max_reference_depth",
+                    value=limit,
+                )
             build_node(node, context)
+            self._depth -= 1
         node.ready = True
         return node
 
@@ -529,6 +543,14 @@ class Compiler:
     def nodes(self) -> list[Node]:
         """Every node compiled, in the order compilation started them."""
         return list(self._cache.values())
+
+    def promote(self) -> None:
+        """Replace the closures' is_valid with generated code, once (see codegen)."""
+        if not self.promoted:
+            self.promoted = True
+            from .codegen import promote
+
+            promote(self.nodes)
 
     def count_reference(self, location: str) -> None:
         limit = self.options.limits.max_references
@@ -581,3 +603,38 @@ class Compiler:
                 else:
                     colour[current] = black
                     stack.pop()
+        self._check_fan_out()
+
+    def _check_fan_out(self) -> None:
+        """Bound how many subschemas one value can be applied to in place.
+
+        References can share subschemas, so a handful of definitions that each apply
+        the next one twice make an exponential number of applications to the same
+        value; count them through the (now known to be acyclic) in-place edges.
+        """
+        limit = self.options.limits.max_inplace_applications
+        count: dict[tuple[Any, ...], int] = {}
+        for start in self._edges:
+            if start in count:
+                continue
+            stack = [start]
+            while stack:
+                current = stack[-1]
+                pending = [c for c in self._edges.get(current, ()) if c not in count]
+                if pending:
+                    stack.extend(pending)
+                    continue
+                stack.pop()
+                if current in count:
+                    continue
+                total = 1 + sum(count[c] for c in self._edges.get(current, ()))
+                count[current] = total
+                if total > limit:
+                    raise ExecutionFailure(
+                        f"a value could be checked against more than "
+                        f"max_inplace_applications={limit} subschemas in place (references "
+                        "that apply shared subschemas several times multiply)",
+                        location=self._where.get(current, ""),
+                        limit="max_inplace_applications",
+                        value=limit,
+                    )

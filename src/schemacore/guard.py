@@ -69,18 +69,21 @@ def scan_instance(instance: Any, limits: Limits) -> None:
     assert max_nodes is not None
     max_depth = limits.max_instance_depth
     stack: list[tuple[Any, int, Path]] = [(instance, 0, None)]
-    seen = 0
+    # Values are counted when their container is reached, before any is pushed, so
+    # refusing a huge container costs nothing proportional to it.
+    seen = 1
     while stack:
         value, depth, path = stack.pop()
-        seen += 1
-        if seen > max_nodes:
-            raise ExecutionFailure(
-                f"the instance has more than max_instance_nodes={max_nodes} values",
-                location=to_pointer(path),
-                limit="max_instance_nodes",
-                value=max_nodes,
-            )
         kind = type(value)
+        if kind is dict or kind is list or isinstance(value, (dict, list)):
+            seen += len(value)
+            if seen > max_nodes:
+                raise ExecutionFailure(
+                    f"the instance has more than max_instance_nodes={max_nodes} values",
+                    location=to_pointer(path),
+                    limit="max_instance_nodes",
+                    value=max_nodes,
+                )
         if kind is dict or (kind is not list and isinstance(value, dict)):
             if depth >= max_depth:
                 raise _too_deep(max_depth, path)

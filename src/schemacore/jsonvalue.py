@@ -86,24 +86,47 @@ def json_key(value: Any) -> Any:
     and ``[1]`` never equals ``(1,)`` of another kind.
     """
     kind = type(value)
-    if kind is str or kind is int or kind is float or value is None:
+    if kind is str or kind is int or value is None:
+        return value
+    if kind is float:
+        if value - value != 0.0:  # NaN and infinities are not JSON
+            raise _not_json(value)
         return value
     if kind is bool:
         return _TRUE if value else _FALSE
     if kind is list:
         return (_ARRAY, tuple([json_key(item) for item in value]))
     if kind is dict:
-        return (_OBJECT, frozenset([(k, json_key(v)) for k, v in value.items()]))
+        return (_OBJECT, frozenset([(_name(k), json_key(v)) for k, v in value.items()]))
     # Subclasses of the JSON containers and scalars.
     if isinstance(value, bool):
         return _TRUE if value else _FALSE
-    if isinstance(value, (str, int, float)):
+    if isinstance(value, (str, int)):
         return value
+    if isinstance(value, float):
+        return json_key(float(value))
     if isinstance(value, list):
         return (_ARRAY, tuple([json_key(item) for item in value]))
     if isinstance(value, dict):
-        return (_OBJECT, frozenset([(k, json_key(v)) for k, v in value.items()]))
-    raise ExecutionFailure(f"a {type(value).__name__} is not a JSON value", limit="json_data_model")
+        return (_OBJECT, frozenset([(_name(k), json_key(v)) for k, v in value.items()]))
+    raise _not_json(value)
+
+
+def _name(key: Any) -> Any:
+    if type(key) is str or isinstance(key, str):
+        return key
+    raise ExecutionFailure(
+        f"the instance has an object key of type {type(key).__name__}; JSON object keys "
+        "are strings",
+        limit="json_data_model",
+    )
+
+
+def _not_json(value: Any) -> ExecutionFailure:
+    what = repr(value) if isinstance(value, float) else type(value).__name__
+    return ExecutionFailure(
+        f"the instance contains {what}, which is not a JSON value", limit="json_data_model"
+    )
 
 
 def json_equal(a: Any, b: Any) -> bool:

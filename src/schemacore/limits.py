@@ -25,6 +25,13 @@ class Limits:
         max_subschemas: most schema objects compiled for one validator, counting
             each specialisation of a schema reached through a different dynamic scope.
         max_references: most ``$ref``/``$dynamicRef`` keywords compiled.
+        max_reference_depth: how deeply schema objects may nest while compiling,
+            following references as well as subschemas (a long chain of references
+            counts each link).
+        max_inplace_applications: most subschemas one value can be checked against
+            in place (allOf, anyOf, oneOf, not, if/then/else, dependentSchemas,
+            references), counted through shared subschemas; bounds schemas whose
+            references fan out exponentially.
 
     Instance (checked while validating):
         max_instance_depth: how many recursive references may be nested while
@@ -47,6 +54,8 @@ class Limits:
     max_schema_depth: int = 64
     max_subschemas: int = 50_000
     max_references: int = 10_000
+    max_reference_depth: int = 128
+    max_inplace_applications: int = 100_000
     max_instance_depth: int = 256
     max_instance_nodes: int | None = None
     max_pattern_input: int = 100_000

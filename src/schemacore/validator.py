@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterator, Mapping
 from time import monotonic, perf_counter
 from typing import Any, NoReturn
 
-from .codegen import HOT, WORTH_WRITING, promote
+from .codegen import HOT, WORTH_WRITING
 from .compiler import Compiler, Node, Options
 from .dialect import DEFAULT_DIALECT, Dialect, is_2020_12
 from .errors import ExecutionFailure, SchemaError, ValidationError
@@ -39,9 +39,9 @@ class Validator:
 
     __slots__ = (
         "_calls",
+        "_compiler",
         "_loader",
         "_node",
-        "_nodes",
         "_options",
         "_registry",
         "_schema",
@@ -49,7 +49,7 @@ class Validator:
     )
 
     _node: Node
-    _nodes: list[Node]
+    _compiler: Compiler
     _calls: list[Any]
     _state: CallState
     _options: Options
@@ -80,7 +80,7 @@ class Validator:
         node, compiler = _build(schema, registry, loader, options, _check_schema)
         set_attr = object.__setattr__
         set_attr(self, "_node", node)
-        set_attr(self, "_nodes", compiler.nodes)
+        set_attr(self, "_compiler", compiler)
         # is_valid calls and seconds so far (mutable: the validator itself is frozen).
         set_attr(self, "_calls", [0, 0.0])
         set_attr(self, "_state", compiler.state)
@@ -127,6 +127,10 @@ class Validator:
         except RecursionError:
             _too_deep("the instance")
 
+    def _promote(self) -> None:
+        """Replace closures with generated code now (tests use it to check both)."""
+        self._compiler.promote()
+
     def _warm_is_valid(self, instance: Any, state: CallState) -> bool:
         """is_valid before generated code: count calls and time spent, and write the
         code at the HOT-th call or once the closures have taken longer than writing
@@ -143,7 +147,7 @@ class Validator:
         calls[1] += perf_counter() - started
         if calls[0] >= HOT or calls[1] > WORTH_WRITING:
             calls[0] = HOT
-            promote(self._nodes)
+            self._promote()
         return result
 
     def _start(self, instance: Any) -> CallState:

@@ -9,7 +9,6 @@ from typing import Any
 import pytest
 
 import schemacore
-from schemacore.codegen import promote
 
 
 class Tag(str):
@@ -19,7 +18,7 @@ class Tag(str):
 def _pair(schema: Any) -> tuple[schemacore.Validator, schemacore.Validator]:
     closures = schemacore.compile(schema)
     generated = schemacore.compile(schema)
-    promote(generated._nodes)
+    generated._promote()
     return closures, generated
 
 

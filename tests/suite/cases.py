@@ -124,10 +124,8 @@ class ValidatorCache:
     def generated(self, case: SuiteCase) -> Validator:
         validator = self._generated.get(case.group_id)
         if validator is None:
-            from schemacore.codegen import promote
-
             validator = self._compile(case)
-            promote(validator._nodes)
+            validator._promote()
             self._generated[case.group_id] = validator
         return validator
 

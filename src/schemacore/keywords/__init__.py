@@ -27,8 +27,9 @@ from ..compiler import (
     make_error,
 )
 from ..errors import ExecutionFailure, ValidationError
+from ..guard import non_json
 from ..jsonvalue import type_name
-from ..paths import Path
+from ..paths import Path, to_pointer
 from . import applicator, content, core, format, unevaluated, validation
 
 __all__ = ["KEYWORDS", "VOCABULARY_OF", "build_node"]
@@ -115,8 +116,15 @@ def build_node(node: Node, ctx: SchemaContext) -> None:
 
 
 def _finite_errors(x: Any, ipath: Path, kpath: Path) -> Iterator[ValidationError]:
-    finite(x)
+    if x - x != 0.0:
+        raise non_json(x, ipath)
     return iter(())
+
+
+def _finite_then_false(x: Any) -> bool:
+    """A float the type keyword rejects is still refused first if it is not JSON."""
+    finite(x)
+    return False
 
 
 # Every float a schema constrains is checked first: NaN and infinities are not JSON
@@ -197,8 +205,8 @@ def _fuse(
         )
         errors_table[py_type] = (type_ok, applicable if type_ok else _untyped(applicable))
         if not type_ok:
-            valid_table[py_type] = None
-            track_table[py_type] = None
+            valid_table[py_type] = (_finite_then_false,) if py_type is float else None
+            track_table[py_type] = ((_finite_then_false,), ()) if py_type is float else None
             continue
         valid_table[py_type] = tuple(k.valid for k in applicable)
         if tracking:
@@ -292,7 +300,13 @@ def _fuse(
         # error walk only goes down where something failed.
         if node.valid(x):
             return iter(())
-        kind = lookup(x)
+        try:
+            kind = lookup(x)
+        except ExecutionFailure as exc:
+            exc.location = exc.location or to_pointer(ipath)
+            raise
+        if kind is float and x - x != 0.0:
+            raise non_json(x, ipath)
         type_ok, applicable = errors_table[kind]
         if type_ok and not given:
             # No generator of its own when one keyword applies: a frame less per

@@ -110,6 +110,10 @@ def _reference(ctx: SchemaContext, name: str, target: Target) -> Keyword:
     return Keyword(name, None, valid, errors, track=track if ctx.tracking else None, cost=50)
 
 
+# Recursion this deep in one call is reason enough to write generated code.
+_DEEP_ENOUGH = 32
+
+
 def _recursive(
     ctx: SchemaContext, name: str, node: Node
 ) -> tuple[
@@ -121,10 +125,16 @@ def _recursive(
     limit = ctx.options.limits.max_instance_depth
     where = ctx.location(name)
 
+    compiler = ctx.compiler
+
     def valid(x: Any) -> bool:
         depth = state.depth + 1
         if depth > limit:
             raise too_deep(limit, where)
+        if depth == _DEEP_ENOUGH and not compiler.promoted:
+            # Generated code takes fewer Python frames per level: switch to it now,
+            # so deep instances reach max_instance_depth before Python's own limit.
+            compiler.promote()
         state.depth = depth
         try:
             return node.valid(x)
