@@ -284,8 +284,10 @@ def _pattern(
         ctx.location("pattern"),
     )
     short = getattr(search, "short", None)
-    below = getattr(search, "safe_below", 0)
-    if short is not None and ctx.options.limits.max_pattern_input >= below:
+    # Up to this length the fast search alone decides; longer strings go through the
+    # guarded search, which arms the timer or refuses them (max_pattern_input).
+    below = min(getattr(search, "safe_below", 0), limits.max_pattern_input + 1)
+    if short is not None:
         w.add(i, f"if len({x}) < {w.const(below)}:")
         w.add(i + 1, f"if {w.const(short)}({x}) is None: return False")
         w.add(i, f"elif {w.const(search)}({x}) is None: return False")

@@ -421,17 +421,42 @@ def translate(pattern: str) -> str:
     return _Translator(pattern).translate()
 
 
+_LITERAL = re.compile(r"(\^?)((?:[^\\^$.|?*+()\[\]{}]|\\[-/.^$|?*+()\[\]{}\\])*)(\$?)")
+_NO_LIMIT = 1 << 62
+
+
+def _literal_search(pattern: str) -> Callable[[str], Any] | None:
+    """A str method for a pattern that is a plain string, maybe anchored:
+    ``^abc`` is startswith, ``abc$`` endswith, ``^abc$`` equality, ``abc`` ``in``."""
+    match = _LITERAL.fullmatch(pattern)
+    if match is None:
+        return None
+    start, body, end = match.groups()
+    literal = re.sub(r"\\(.)", r"\1", body)
+    if start and end:
+        return lambda text: True if text == literal else None
+    if start:
+        return lambda text: True if text.startswith(literal) else None
+    if end:
+        return lambda text: True if text.endswith(literal) else None
+    return lambda text: True if literal in text else None
+
+
 def _build(pattern: str) -> tuple[Any, int, Any]:
     """(``regex`` pattern, the length below which matching is safe without a timer,
-    a stdlib ``re`` search or None)."""
+    a faster search for those strings or None: a str method for plain strings, the
+    stdlib ``re`` engine otherwise)."""
     translator = _Translator(pattern)
     text = translator.translate()
+    literal = _literal_search(pattern)
     try:
         compiled = regex.compile(text, cache_pattern=False)
     except (regex.error, ValueError, OverflowError, RecursionError) as exc:
         # regex's own message counts positions in the translated text: drop them.
         reason = getattr(exc, "msg", None) or type(exc).__name__
         raise PatternError(f"invalid regular expression {pattern!r}: {reason}") from None
+    if literal is not None:
+        return compiled, _NO_LIMIT, literal
     fast = None
     if translator.safe_below and "\\p{" not in text and "\\P{" not in text:
         # The translation uses only syntax both engines read alike; the standard
