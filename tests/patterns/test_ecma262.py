@@ -121,3 +121,24 @@ def test_the_regex_format_uses_the_same_translation() -> None:
     assert validator.is_valid(r"^\d+$")
     assert not validator.is_valid("(?P<n>a)")
     assert not validator.is_valid("(")
+
+
+_LITERAL_TEXT = st.text(alphabet="ab-_/ .", max_size=6)
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(
+    st.sampled_from(["", "^"]),
+    _LITERAL_TEXT,
+    st.sampled_from(["", "$"]),
+    st.text(alphabet="ab-_/ .x", max_size=10),
+)
+def test_literal_fast_paths_match_the_regex_engine(
+    start: str, body: str, end: str, text: str
+) -> None:
+    # Plain-string patterns take str methods; escape what the regex would read.
+    pattern = start + re.sub(r"([.])", r"\\\1", body) + end
+    expected = re.search(pattern, text) is not None and (not end or not text.endswith("\n"))
+    guarded = compile_pattern(pattern, timeout=1.0, max_input=1000)
+    assert bool(guarded(text)) is expected
+    assert guarded.short is not None  # type: ignore[attr-defined]
