@@ -121,6 +121,117 @@ def test_dialects(schema: dict[str, Any], expected: tuple[str, str, str]) -> Non
     assert shape(refused(validate_schema, schema)) == expected
 
 
+@pytest.mark.parametrize(
+    "uri",
+    [
+        "http://json-schema.org/draft/2020-12/schema",
+        "http://json-schema.org/draft/2020-12/schema#",
+        "https://json-schema.org/draft/2020-12/schema",
+        "https://json-schema.org/draft/2020-12/schema#",
+    ],
+)
+def test_the_2020_12_uris_the_engine_accepts_are_admitted(uri: str) -> None:
+    from schemacore.dialect import is_2020_12
+
+    assert is_2020_12(uri)
+    tool = validate_schema({"$schema": uri, "type": "object", "properties": {"a": {}}})
+    assert tool.validator.is_valid({"a": 1})
+    nested = {"type": "object", "properties": {"a": {"$id": "https://x.example/a", "$schema": uri}}}
+    validate_schema(nested)
+    validate_schema({"$schema": uri}, role="output")
+
+
+def loader_of(documents: dict[str, Any]) -> Any:
+    calls: list[str] = []
+
+    def loader(uri: str) -> Any:
+        calls.append(uri)
+        return documents.get(uri, {})
+
+    loader.calls = calls  # type: ignore[attr-defined]
+    return loader
+
+
+@pytest.mark.parametrize(
+    ("schema", "path"),
+    [
+        ({"$schema": "https://example.com/my-dialect", "type": "object"}, "/$schema"),
+        ({"$schema": "https://example.com/my-dialect#", "type": "object"}, "/$schema"),
+        (
+            {
+                "type": "object",
+                "properties": {
+                    "a": {"$id": "https://x.example/a", "$schema": "https://example.com/my-dialect"}
+                },
+            },
+            "/properties/a/$schema",
+        ),
+        (
+            {
+                "type": "object",
+                "properties": {
+                    "a": {"$id": "https://x.example/a", "$schema": "https://example.com/meta"}
+                },
+                "$defs": {"meta": {"$id": "https://example.com/meta"}},
+            },
+            "/properties/a/$schema",
+        ),
+    ],
+)
+def test_an_unknown_dialect_is_unsupported_even_with_a_loader(
+    schema: dict[str, Any], path: str
+) -> None:
+    for loader in (None, loader_of({})):
+        error = refused(validate_schema, schema, loader=loader)
+        assert shape(error) == ("unsupported_capability", "schema-dialect-unsupported", path)
+        if loader is not None:
+            assert loader.calls == []  # a meta-schema is never fetched
+
+
+def test_a_loaded_document_cannot_bring_its_own_dialect() -> None:
+    remote = "https://x.example/remote.json"
+    loader = loader_of({remote: {"$schema": "https://example.com/my-dialect", "type": "string"}})
+    schema = {"type": "object", "properties": {"a": {"$ref": remote}}}
+    error = refused(validate_schema, schema, loader=loader)
+    assert (error.error_class, error.code) == (
+        "unsupported_capability",
+        "schema-dialect-unsupported",
+    )
+    assert loader.calls == [remote]
+    # A registered meta-schema's own dialect is not fetched either.
+    meta_uri = "https://example.com/meta"
+    registry = {meta_uri: {"$schema": "https://example.com/meta-of-meta"}}
+    loader = loader_of({})
+    for given in (None, loader):
+        error = refused(
+            validate_schema,
+            {"$schema": meta_uri, "type": "object"},
+            registry=registry,
+            loader=given,
+        )
+        assert (error.error_class, error.code) == (
+            "unsupported_capability",
+            "schema-dialect-unsupported",
+        )
+    assert loader.calls == []
+    # An ordinary reference still goes through the loader, and a failing one is
+    # still an unresolved reference.
+    loader = loader_of({remote: {"type": "string"}})
+    assert not validate_schema(schema, loader=loader).validator.is_valid({"a": 1})
+    assert loader.calls == [remote]
+
+
+def test_a_registered_custom_meta_schema_is_allowed_with_a_loader() -> None:
+    meta_uri = "https://example.com/meta"
+    meta = {"$schema": "https://json-schema.org/draft/2020-12/schema", "$id": meta_uri}
+    loader = loader_of({})
+    tool = validate_schema(
+        {"$schema": meta_uri, "type": "object"}, registry={meta_uri: meta}, loader=loader
+    )
+    assert tool.validator.is_valid({}) and not tool.validator.is_valid([])
+    assert loader.calls == []
+
+
 def test_a_custom_2020_12_meta_schema_from_the_registry_is_the_engines_call() -> None:
     meta_uri = "https://example.com/meta"
     meta = {
@@ -210,6 +321,77 @@ def test_a_failing_loader_is_an_unresolved_reference() -> None:
 )
 def test_patterns_that_do_not_compile_are_refused(schema: dict[str, Any], path: str) -> None:
     assert shape(refused(validate_schema, schema)) == ("validation", "schema-pattern-invalid", path)
+
+
+@pytest.mark.parametrize(
+    ("schema", "expected"),
+    [
+        # Words the old wording match took for a limit, inside the schema's own text.
+        (
+            {"type": "object", "properties": {"a": {"pattern": "(nested too deeply"}}},
+            ("validation", "schema-pattern-invalid", "/properties/a/pattern"),
+        ),
+        (
+            {"type": "object", "properties": {"a": {"pattern": "(max_schema_depth"}}},
+            ("validation", "schema-pattern-invalid", "/properties/a/pattern"),
+        ),
+        (
+            {"type": "object", "patternProperties": {"(could not be checked": {}}},
+            ("validation", "schema-pattern-invalid", "/patternProperties/(could not be checked"),
+        ),
+        (
+            {
+                "type": "object",
+                "properties": {"a": {"$ref": "https://x.example/could not be checked"}},
+            },
+            ("validation", "schema-ref-unresolved", "/properties/a/$ref"),
+        ),
+        (
+            {"type": "object", "properties": {"a": {"$ref": "https://x.example/max_schema_depth"}}},
+            ("validation", "schema-ref-unresolved", "/properties/a/$ref"),
+        ),
+        # Property and definition names that look like keywords do not decide a code.
+        (
+            {"type": "object", "properties": {"pattern": 5}},
+            ("validation", "schema-invalid", "/properties/pattern"),
+        ),
+        (
+            {"type": "object", "$defs": {"$ref": 5}},
+            ("validation", "schema-invalid", "/$defs/$ref"),
+        ),
+        (
+            {"type": "object", "patternProperties": {"x": 5}},
+            ("validation", "schema-invalid", "/patternProperties/x"),
+        ),
+    ],
+)
+def test_schema_text_never_decides_the_error_class(
+    schema: dict[str, Any], expected: tuple[str, str, str]
+) -> None:
+    error = refused(validate_schema, schema)
+    assert shape(error) == expected
+    assert error.limit is None
+
+
+def test_limits_are_recognised_by_the_engines_exception() -> None:
+    deep: dict[str, Any] = {"type": "object"}
+    node = deep
+    for _ in range(10):
+        node["not"] = {}
+        node = node["not"]
+    error = refused(validate_schema, deep, limits=schemacore.Limits(max_schema_depth=4))
+    assert (error.error_class, error.code, error.limit) == (
+        "execution_failure",
+        "schema-limit-exceeded",
+        "max_schema_depth",
+    )
+    wide = {"type": "object", "properties": {"a": {"type": "object"}, "b": {}}}
+    error = refused(validate_schema, wide, limits=schemacore.Limits(max_subschemas=2))
+    assert (error.error_class, error.code, error.limit) == (
+        "execution_failure",
+        "schema-limit-exceeded",
+        "max_subschemas",
+    )
 
 
 def test_meta_schema_failure_is_validation_with_the_location() -> None:
@@ -411,19 +593,45 @@ def test_boundary_error_shape() -> None:
 
 
 def test_engine_failures_map_to_stable_codes() -> None:
+    # By exception type, the engine-built location and the fixed start of the
+    # engine's message: never by words the schema could have supplied.
     from schemacore.runtime.toolschema import _engine_code
 
+    unsupported, schema_error = schemacore.UnsupportedCapability, schemacore.SchemaError
     cases = [
-        (schemacore.UnsupportedCapability("x", location="/$schema"), "schema-dialect-unsupported"),
         (
-            schemacore.UnsupportedCapability("x", location="/format"),
+            unsupported("$schema names draft 7 (x)", location="/$schema"),
+            "schema-dialect-unsupported",
+        ),
+        (unsupported("the meta-schema 'x' requires", location="/a"), "schema-dialect-unsupported"),
+        (
+            unsupported("format 'x' cannot be asserted", location="/format"),
             "schema-unsupported-capability",
         ),
         (schemacore.ExecutionFailure("x", limit="max_subschemas"), "schema-limit-exceeded"),
-        (schemacore.SchemaError("deeper than max_schema_depth=64"), "schema-limit-exceeded"),
-        (schemacore.SchemaError("x", location="/a/$dynamicRef"), "schema-ref-unresolved"),
-        (schemacore.SchemaError("x", location="/patternProperties/("), "schema-pattern-invalid"),
-        (schemacore.SchemaError("x", location="/minimum"), "schema-invalid"),
+        # The engine raises every limit as an ExecutionFailure: words are not a limit.
+        (schema_error("deeper than max_schema_depth=64"), "schema-invalid"),
+        (schema_error("x nested too deeply, could not be checked"), "schema-invalid"),
+        (
+            schema_error("cannot resolve reference '#/x'", location="/a/$dynamicRef"),
+            "schema-ref-unresolved",
+        ),
+        (schema_error("the loader failed to retrieve 'x' (KeyError)"), "schema-ref-unresolved"),
+        (schema_error("$ref must be a string", location="/a/$ref"), "schema-invalid"),
+        (schema_error("x", location="/a/$dynamicRef"), "schema-invalid"),
+        (
+            schema_error(
+                "invalid regular expression '(': missing )", location="/patternProperties/("
+            ),
+            "schema-pattern-invalid",
+        ),
+        (
+            schema_error("invalid ECMA-262 regular expression 'x'", location="/a/pattern"),
+            "schema-pattern-invalid",
+        ),
+        (schema_error("x", location="/patternProperties/("), "schema-invalid"),
+        (schema_error("invalid regular expression 'x'", location="/minimum"), "schema-invalid"),
+        (schema_error("x", location="/minimum"), "schema-invalid"),
     ]
     for error, code in cases:
         assert _engine_code(error) == code, error

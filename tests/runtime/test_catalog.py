@@ -306,3 +306,69 @@ def test_diagnostic_serialises() -> None:
         },
     }
     assert "1 diagnostic(s) for 1 tool(s): schema-dialect-unsupported" in str(error)
+
+
+# -- descriptors given directly get the same metadata checks -------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("fields", "code", "path"),
+    [
+        ({"name": "bad name!"}, "tool-name-invalid", "/name"),
+        ({"name": None}, "tool-name-invalid", "/name"),
+        ({"name": ""}, "tool-name-invalid", "/name"),
+        ({"name": ["x"]}, "tool-name-invalid", "/name"),
+        ({"name": "x" * 129}, "tool-name-invalid", "/name"),
+        ({"description": 5}, "tool-metadata-invalid", "/description"),
+        ({"title": ["t"]}, "tool-metadata-invalid", "/title"),
+        ({"annotations": []}, "tool-metadata-invalid", "/annotations"),
+        (
+            {"annotations": {"readOnlyHint": "yes"}},
+            "tool-metadata-invalid",
+            "/annotations/readOnlyHint",
+        ),
+        ({"input_schema": None}, "tool-input-schema-missing", "/inputSchema"),
+        ({"backend": ["github"]}, "tool-metadata-invalid", ""),
+        ({"revision": 7}, "tool-metadata-invalid", ""),
+        (
+            {"mcp": {"name": "other", "inputSchema": {"type": "object"}}},
+            "tool-metadata-invalid",
+            "/name",
+        ),
+        (
+            {"mcp": {"name": "t", "inputSchema": {"type": "string"}}},
+            "tool-metadata-invalid",
+            "/inputSchema",
+        ),
+        ({"mcp": {"name": "bad name!", "inputSchema": {}}}, "tool-name-invalid", "/name"),
+        ({"mcp": ["t"]}, "tool-not-object", ""),
+    ],
+)
+def test_descriptors_passed_directly_get_the_metadata_checks(
+    fields: dict[str, Any], code: str, path: str
+) -> None:
+    values: dict[str, Any] = {"name": "t", "input_schema": {"type": "object"}, **fields}
+    descriptor = ToolDescriptor(**values)
+    for mode in ("strict", "quarantine"):
+        error = rejected(ToolCatalog(), [tool("search"), descriptor], mode=mode)
+        (diagnostic,) = error.rejected
+        assert (diagnostic.index, diagnostic.field, diagnostic.error_class) == (1, "", "validation")
+        assert (diagnostic.code, diagnostic.error.path) == (code, path)
+        if code == "tool-name-invalid" and "name" in fields:
+            assert diagnostic.tool is None
+
+
+def test_well_formed_descriptors_are_admitted() -> None:
+    schema = {"type": "object"}
+    built = ToolDescriptor(
+        name="t",
+        input_schema=schema,
+        description="d",
+        annotations={"readOnlyHint": True},
+        backend="github",
+    )
+    entry = tool("search")
+    listed = ToolDescriptor(name="search", input_schema=entry["inputSchema"], mcp=entry)
+    bundle = ToolCatalog().admit_batch([built, listed, ToolDescriptor.from_mcp(tool("fetch"))])
+    assert bundle.accepted == ("t", "search", "fetch")
+    assert bundle.tools[1] is entry

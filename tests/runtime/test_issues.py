@@ -8,12 +8,14 @@ from typing import Any
 import pytest
 
 from schemacore.runtime import (
+    AdmissionRejected,
     BoundaryError,
     BoundaryLimits,
     ToolArgIssue,
     ToolCatalog,
     ToolDescriptor,
     format_tool_arg_issues,
+    parse_tool_args,
     tool_error_result,
     validate_property_value,
     validate_schema,
@@ -457,13 +459,34 @@ def test_execution_failures_are_never_waved_through() -> None:
         result = validate_tool_args(deep, tool, mode=mode)
         assert (result.ok, result.error_class) == (False, "execution_failure")
         assert [(i.code, i.pointer) for i in result.issues] == [("arguments-too-deep", "/n/0/0")]
-    not_object = validate_tool_args([], tool, mode="warn")
-    assert (not_object.ok, not_object.error_class, not_object.issues[0].code) == (
-        True,
-        "validation",
-        "arguments-not-object",
-    )
-    assert validate_tool_args([], tool).ok is False
+    assert validate_tool_args(deep, tool, mode="off").ok is True
+
+
+@pytest.mark.parametrize(
+    ("arguments", "code"),
+    [
+        ({"n": float("nan")}, "arguments-value-not-json"),
+        ({"n": float("inf")}, "arguments-value-not-json"),
+        ({"n": (1, 2)}, "arguments-value-not-json"),
+        ({"n": {1, 2}}, "arguments-value-not-json"),
+        ({"n": b"1"}, "arguments-value-not-json"),
+        ({1: 1}, "arguments-key-not-string"),
+        ((("n", 1),), "arguments-value-not-json"),
+        ([], "arguments-not-object"),
+        ("{}", "arguments-not-object"),
+        (None, "arguments-not-object"),
+    ],
+)
+def test_warn_mode_softens_schema_mismatches_only(arguments: Any, code: str) -> None:
+    # Arguments that are not a JSON object are refused in warn mode as in enforce
+    # mode: warn only lets a call with schema mismatches proceed.
+    tool = validate_schema(SCHEMA)
+    for mode in ("enforce", "warn"):
+        result = validate_tool_args(arguments, tool, mode=mode)
+        assert (result.ok, result.error_class) == (False, "validation"), mode
+        assert [i.code for i in result.issues] == [code]
+    assert validate_tool_args(arguments, tool, mode="off").ok is True
+    assert validate_tool_args({"n": "1"}, tool, mode="warn").ok is True
 
 
 def test_issue_count_is_capped_but_exact() -> None:
@@ -549,6 +572,35 @@ def test_is_error_result() -> None:
         tool_error_result("t", [])
     with pytest.raises(ValueError):
         tool_error_result("t", validate_tool_args({"n": 1}, tool))
+
+
+def test_admission_diagnostics_cannot_be_rendered_for_a_model() -> None:
+    # Schema errors can carry internal URIs: only argument-level errors reach a model.
+    internal = "https://schemas.internal.example/private/tool.json"
+    entry = {
+        "name": "t",
+        "inputSchema": {"type": "object", "properties": {"a": {"$ref": internal}}},
+    }
+    with pytest.raises(AdmissionRejected) as info:
+        ToolCatalog().admit_batch([entry])
+    rejected = info.value
+    (diagnostic,) = rejected.rejected
+    assert diagnostic.code == "schema-ref-unresolved" and internal in diagnostic.error.message
+    for failure in (rejected, rejected.rejected, list(rejected.rejected), diagnostic, "text", {}):
+        with pytest.raises(TypeError):
+            tool_error_result("t", failure)  # type: ignore[arg-type]
+    with pytest.raises(ValueError):
+        tool_error_result("t", diagnostic.error)  # a schema error, not an argument error
+    for failure in (rejected.rejected, [diagnostic.error], "text"):
+        with pytest.raises(TypeError):
+            format_tool_arg_issues("t", failure)  # type: ignore[arg-type]
+    with pytest.raises(TypeError):
+        tool_error_result("t", [validate_tool_args([], {"type": "object"}).issues[0], diagnostic])  # type: ignore[list-item]
+    # Argument-level errors still render.
+    with pytest.raises(BoundaryError) as parsed:
+        parse_tool_args("{")
+    payload = tool_error_result("t", parsed.value)
+    assert payload["_meta"][ISSUE_META_KEY]["code"] == "arguments-json-invalid"
 
 
 def test_an_unknown_engine_keyword_gets_a_generic_issue() -> None:

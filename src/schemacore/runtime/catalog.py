@@ -3,7 +3,10 @@
 For each tool, in input order, the checks are: the MCP metadata (an object, a
 valid ``name``, string ``description``/``title``, an ``annotations`` object, a
 non-null ``inputSchema``); a duplicate ``name``; the backend; the input schema;
-the output schema. Every diagnostic is kept, in that order.
+the output schema. Every diagnostic is kept, in that order. A
+:class:`ToolDescriptor` given directly gets the same metadata checks on its
+fields (and on its MCP entry, which must agree with them), reported as the same
+diagnostics: building one by hand skips nothing.
 
 ``mode="strict"`` (the default) refuses the batch on any diagnostic.
 ``mode="quarantine"`` omits the tools whose only problems are
@@ -68,6 +71,117 @@ def _metadata_error(code: str, message: str, path: str = "") -> BoundaryError:
     return BoundaryError(code, message, path=path)
 
 
+def _valid_name(name: Any) -> bool:
+    return isinstance(name, str) and TOOL_NAME.fullmatch(name) is not None
+
+
+_NAME_RULE: Final = "a tool name must be 1 to 128 characters from A-Z, a-z, 0-9, '_', '-' and '.'"
+
+
+def _entry_problem(tool: Any) -> BoundaryError | None:
+    """The first metadata problem of an MCP ``tools/list`` entry, or None."""
+    if not isinstance(tool, dict):
+        return _metadata_error("tool-not-object", "a tool definition must be a JSON object")
+    if not _valid_name(tool.get("name")):
+        return _metadata_error("tool-name-invalid", _NAME_RULE, "/name")
+    for key in ("description", "title"):
+        if key in tool and not isinstance(tool[key], str):
+            return _metadata_error(
+                "tool-metadata-invalid", f"the tool's {key} must be a string", f"/{key}"
+            )
+    if "annotations" in tool:
+        # A JSON object here; a descriptor's annotations may be any mapping.
+        annotations = tool["annotations"]
+        problem = _annotations_problem(annotations if isinstance(annotations, dict) else None)
+        if problem is not None:
+            return problem
+    if tool.get("inputSchema") is None:
+        return _metadata_error(
+            "tool-input-schema-missing",
+            "a tool must have an inputSchema, and it must not be null",
+            "/inputSchema",
+        )
+    if "outputSchema" in tool and tool["outputSchema"] is None:
+        return _metadata_error(
+            "tool-metadata-invalid",
+            "outputSchema, when present, must be a schema, not null",
+            "/outputSchema",
+        )
+    return None
+
+
+def _annotations_problem(annotations: Any) -> BoundaryError | None:
+    if not isinstance(annotations, Mapping):
+        return _metadata_error(
+            "tool-metadata-invalid", "annotations must be an object", "/annotations"
+        )
+    for hint in _HINTS:
+        if hint in annotations and not isinstance(annotations[hint], bool):
+            return _metadata_error(
+                "tool-metadata-invalid",
+                f"annotations.{hint} must be a boolean",
+                f"/annotations/{hint}",
+            )
+    if "title" in annotations and not isinstance(annotations["title"], str):
+        return _metadata_error(
+            "tool-metadata-invalid", "annotations.title must be a string", "/annotations/title"
+        )
+    return None
+
+
+def _descriptor_problem(descriptor: ToolDescriptor) -> BoundaryError | None:
+    """The first metadata problem of a descriptor given to ``admit_batch`` directly:
+    the checks of :meth:`ToolDescriptor.from_mcp` on its fields, then the fields a
+    descriptor adds (backend, revision) and, when it carries an MCP entry (what the
+    model is shown), that entry's own checks and its agreement with the fields."""
+    if not _valid_name(descriptor.name):
+        return _metadata_error("tool-name-invalid", _NAME_RULE, "/name")
+    for key in ("description", "title"):
+        if not isinstance(getattr(descriptor, key), (str, type(None))):
+            return _metadata_error(
+                "tool-metadata-invalid", f"the tool's {key} must be a string", f"/{key}"
+            )
+    if descriptor.annotations is not None:
+        problem = _annotations_problem(descriptor.annotations)
+        if problem is not None:
+            return problem
+    if descriptor.input_schema is None:
+        return _metadata_error(
+            "tool-input-schema-missing",
+            "a tool must have an inputSchema, and it must not be null",
+            "/inputSchema",
+        )
+    # A dataclass does not check its field types: read them as what they may be.
+    backend: Any = descriptor.backend
+    revision: Any = descriptor.revision
+    entry: Any = descriptor.mcp
+    if not isinstance(backend, (str, type(None))):
+        return _metadata_error("tool-metadata-invalid", "the tool's backend must be a string")
+    if not isinstance(revision, str) or not revision:
+        return _metadata_error(
+            "tool-metadata-invalid", "the tool's revision must be a non-empty string"
+        )
+    if entry is None or (isinstance(entry, Mapping) and not entry):
+        return None  # the MCP entry is built from the fields checked above
+    problem = _entry_problem(entry)
+    if problem is not None:
+        return problem
+    for key, value, path in (
+        ("name", descriptor.name, "/name"),
+        ("inputSchema", descriptor.input_schema, "/inputSchema"),
+        ("outputSchema", descriptor.output_schema, "/outputSchema"),
+    ):
+        listed = entry.get(key)
+        if listed is not value and not (key == "name" and listed == value):
+            return _metadata_error(
+                "tool-metadata-invalid",
+                f"the descriptor's {key} is not the one in its MCP entry (the entry is "
+                "what the model is shown)",
+                path,
+            )
+    return None
+
+
 @dataclass(frozen=True, slots=True, eq=False)
 class ToolDescriptor:
     """A tool as a provider lists it, with where it runs and which revision it is.
@@ -108,60 +222,18 @@ class ToolDescriptor:
                 ``tool-metadata-invalid`` or ``tool-input-schema-missing``
                 (all ``validation``). The schemas themselves are checked at admission.
         """
-        if not isinstance(tool, dict):
-            raise _metadata_error("tool-not-object", "a tool definition must be a JSON object")
-        name = tool.get("name")
-        if not isinstance(name, str) or not TOOL_NAME.fullmatch(name):
-            raise _metadata_error(
-                "tool-name-invalid",
-                "a tool name must be 1 to 128 characters from A-Z, a-z, 0-9, '_', '-' and '.'",
-                "/name",
-            )
-        for key in ("description", "title"):
-            if key in tool and not isinstance(tool[key], str):
-                raise _metadata_error(
-                    "tool-metadata-invalid", f"the tool's {key} must be a string", f"/{key}"
-                )
-        annotations = tool.get("annotations")
-        if "annotations" in tool:
-            if not isinstance(annotations, dict):
-                raise _metadata_error(
-                    "tool-metadata-invalid", "annotations must be an object", "/annotations"
-                )
-            for hint in _HINTS:
-                if hint in annotations and not isinstance(annotations[hint], bool):
-                    raise _metadata_error(
-                        "tool-metadata-invalid",
-                        f"annotations.{hint} must be a boolean",
-                        f"/annotations/{hint}",
-                    )
-            if "title" in annotations and not isinstance(annotations["title"], str):
-                raise _metadata_error(
-                    "tool-metadata-invalid",
-                    "annotations.title must be a string",
-                    "/annotations/title",
-                )
-        if tool.get("inputSchema") is None:
-            raise _metadata_error(
-                "tool-input-schema-missing",
-                "a tool must have an inputSchema, and it must not be null",
-                "/inputSchema",
-            )
-        if "outputSchema" in tool and tool["outputSchema"] is None:
-            raise _metadata_error(
-                "tool-metadata-invalid",
-                "outputSchema, when present, must be a schema, not null",
-                "/outputSchema",
-            )
+        problem = _entry_problem(tool)
+        if problem is not None:
+            raise problem
         if backend is not None and not isinstance(backend, str):
             raise TypeError("backend must be a string or None")
         return cls(
-            name=name,
+            name=tool["name"],
             input_schema=tool["inputSchema"],
             output_schema=tool.get("outputSchema"),
             description=tool.get("description"),
             title=tool.get("title"),
-            annotations=annotations,
+            annotations=tool.get("annotations"),
             backend=backend,
             revision=revision if revision is not None else _revision_of(tool),
             mcp=tool,
@@ -458,13 +530,20 @@ class ToolCatalog:
     ) -> tuple[ToolDescriptor | None, list[Diagnostic], AdmittedTool | None]:
         diagnostics: list[Diagnostic] = []
         if isinstance(entry, ToolDescriptor):
+            # A descriptor built by hand skipped from_mcp: the same metadata checks.
+            problem = _descriptor_problem(entry)
+            if problem is not None:
+                name = entry.name if _valid_name(entry.name) else None
+                revision = entry.revision if isinstance(entry.revision, str) else None
+                diagnostics.append(Diagnostic(index, name, revision, "", problem))
+                return None, diagnostics, None
             descriptor = entry
         else:
             try:
                 descriptor = ToolDescriptor.from_mcp(entry)
             except BoundaryError as exc:
                 name = entry.get("name") if isinstance(entry, dict) else None
-                usable = name if isinstance(name, str) and TOOL_NAME.fullmatch(name) else None
+                usable = name if _valid_name(name) else None
                 diagnostics.append(Diagnostic(index, usable, _revision_of(entry), "", exc))
                 return None, diagnostics, None
 

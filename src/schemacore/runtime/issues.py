@@ -111,8 +111,9 @@ class ToolArgValidationResult:
     """The verdict of :func:`validate_tool_args`.
 
     Attributes:
-        ok: whether the call may proceed (``warn`` mode proceeds on mismatches,
-            but never past an ``execution_failure``).
+        ok: whether the call may proceed (``warn`` mode proceeds on schema
+            mismatches only, never past an ``execution_failure`` or arguments
+            that are not a JSON object).
         issues: the issues found (at most ``max_issues``).
         mode: the mode the check ran in.
         error_class: ``None`` when there is no issue, else ``"validation"`` or
@@ -798,8 +799,11 @@ def validate_tool_args(
     ``tool_or_schema`` is a :class:`ToolSchema`, an admitted tool, a
     ``ToolDescriptor`` or a raw input schema (compiled on each call: prefer passing
     a compiled one). ``mode``: ``"enforce"`` (``ok`` only without issues),
-    ``"warn"`` (issues are reported but the call may proceed, unless a bound was
-    hit) or ``"off"`` (no check at all). Full Draft 2020-12 semantics apply.
+    ``"warn"`` (schema mismatches are reported but the call may proceed) or
+    ``"off"`` (no check at all). Warn softens schema mismatches only: arguments
+    that are not a JSON object (NaN, tuples, sets, non-string keys, a non-object
+    root) or that hit a bound or an engine limit are refused (``ok`` False) in
+    every mode but ``"off"``. Full Draft 2020-12 semantics apply.
 
     Raises:
         BoundaryError: a raw schema that does not pass :func:`validate_schema`.
@@ -812,9 +816,10 @@ def validate_tool_args(
     try:
         issues, total = check_arguments(tool_schema, args)
     except BoundaryError as exc:
-        refused = exc.error_class == EXECUTION_FAILURE or mode == "enforce"
+        # Not a schema mismatch: a bound was hit, the engine could not finish, or the
+        # arguments are not a JSON object at all. Refused in "warn" mode too.
         return ToolArgValidationResult(
-            ok=not refused,
+            ok=False,
             issues=(_issue_from_error(exc),),
             mode=mode,
             error_class=exc.error_class,
@@ -858,7 +863,14 @@ def format_tool_arg_issues(
 
     ``tool_name`` comes from the catalog (trusted); ``issues`` are already
     value-safe. At most ``limit`` issues are listed, then "and N more".
+
+    Raises:
+        TypeError: ``issues`` holds anything but :class:`ToolArgIssue` (an admission
+            diagnostic or a schema error is never rendered for a model).
     """
+    if not isinstance(tool_name, str):
+        raise TypeError("tool_name must be a string")
+    issues = _argument_issues("format_tool_arg_issues", issues)
     count = max(total if total is not None else len(issues), len(issues))
     name = json.dumps(tool_name, ensure_ascii=False)
     if not issues:
@@ -875,28 +887,61 @@ def format_tool_arg_issues(
     return "\n".join(lines)
 
 
+def _argument_issues(what: str, issues: Any) -> tuple[ToolArgIssue, ...]:
+    """``issues`` as a tuple, if it is a sequence of ToolArgIssue and nothing else."""
+    if isinstance(issues, (str, bytes, Mapping)) or not isinstance(issues, Sequence):
+        raise TypeError(f"{what} takes a sequence of ToolArgIssue, not {type(issues).__name__}")
+    for issue in issues:
+        if not isinstance(issue, ToolArgIssue):
+            raise TypeError(f"{what} takes only ToolArgIssue items, not {type(issue).__name__}")
+    return tuple(issues)
+
+
 def tool_error_result(
     tool_name: str, failure: ToolArgValidationResult | BoundaryError | Sequence[ToolArgIssue]
 ) -> dict[str, Any]:
     """An MCP ``CallToolResult`` with ``isError: true`` for a call that was refused
     before dispatch (a tool execution error, not a JSON-RPC error, so the model sees
     it). The structured issues go under ``_meta[ISSUE_META_KEY]``, not into
-    ``structuredContent``, which clients may check against the output schema."""
-    if not isinstance(failure, (BoundaryError, ToolArgValidationResult)) and not failure:
-        raise ValueError("tool_error_result needs at least one issue")
-    if isinstance(failure, ToolArgValidationResult) and not failure.issues:
-        raise ValueError("the arguments were accepted: there is no error to report")
+    ``structuredContent``, which clients may check against the output schema.
+
+    The result goes to a model, so it is built from argument-level errors only: a
+    :class:`ToolArgValidationResult`, a sequence of :class:`ToolArgIssue`, or a
+    :class:`BoundaryError` about the arguments (a code starting with
+    ``arguments-``, as ``validate_arguments`` and ``parse_tool_args`` raise).
+    Schema, catalog and contract errors (an admission ``Diagnostic``, an
+    ``AdmissionRejected``, a ``BoundaryError`` about a schema) are trusted-host
+    data that may carry internal URIs: they are refused.
+
+    Raises:
+        TypeError: ``failure`` is none of the argument-level types above.
+        ValueError: a ``BoundaryError`` that is not about the arguments, an empty
+            issue list, or a result that accepted the arguments.
+    """
+    if not isinstance(tool_name, str):
+        raise TypeError("tool_name must be a string")
     if isinstance(failure, BoundaryError):
-        issues: Sequence[ToolArgIssue] = failure.issues or (_issue_from_error(failure),)
+        if not failure.code.startswith("arguments-"):
+            raise ValueError(
+                f"{failure.code} is not an argument error: only errors about the arguments "
+                "may be shown to a model"
+            )
+        issues = _argument_issues("tool_error_result", failure.issues) or (
+            _issue_from_error(failure),
+        )
         code, error_class, total = failure.code, failure.error_class, len(issues)
     elif isinstance(failure, ToolArgValidationResult):
-        issues = failure.issues
+        issues = _argument_issues("tool_error_result", failure.issues)
+        if not issues:
+            raise ValueError("the arguments were accepted: there is no error to report")
         code = (
             issues[0].code if failure.error_class != VALIDATION and issues else "arguments-invalid"
         )
         error_class, total = failure.error_class or VALIDATION, failure.total
     else:
-        issues = tuple(failure)
+        issues = _argument_issues("tool_error_result", failure)
+        if not issues:
+            raise ValueError("tool_error_result needs at least one issue")
         code, error_class, total = "arguments-invalid", VALIDATION, len(issues)
     return {
         "content": [

@@ -4,8 +4,11 @@ Order (each step runs only if the previous ones passed):
 
 1. the schema is a JSON object (an output schema may also be a boolean);
 2. its JSON shape: string keys, JSON values, depth and size bounds;
-3. its dialect: ``$schema`` absent or the Draft 2020-12 URI (with or without a
-   trailing ``#``); another draft or an unknown dialect is ``unsupported_capability``;
+3. its dialect: every ``$schema`` (the root's and any nested resource's) is a
+   Draft 2020-12 URI as the engine reads it (``https://`` or ``http://``, with or
+   without a trailing ``#``) or names a meta-schema the caller put in ``registry``;
+   another draft or an unknown dialect is ``unsupported_capability``, even with a
+   ``loader`` (which is never asked for a meta-schema);
 4. for an input schema, the object root: a root ``type`` must be ``"object"`` or
    ``["object"]`` (a missing ``type`` keeps the object boundary);
 5. compilation by the engine: meta-schema validity, patterns, references (which
@@ -17,24 +20,26 @@ The caller's schema object is kept as given; nothing is added, removed or loosen
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
+from urllib.parse import urldefrag
 
 import schemacore
+from schemacore.dialect import DRAFT_2020_12, OTHER_DRAFTS, is_2020_12, normalise
 
 from .bounds import DEFAULT_LIMITS, BoundaryLimits, check_schema_shape
 from .errors import EXECUTION_FAILURE, UNSUPPORTED_CAPABILITY, BoundaryError
+from .jsonvalues import escape_token
 from .schemalookup import SchemaLookup
 
 __all__ = ["DRAFT_2020_12", "ToolSchema", "validate_schema"]
 
-DRAFT_2020_12 = "https://json-schema.org/draft/2020-12/schema"
-
 Role = Literal["input", "output"]
 
-# Meta-schema URIs of other drafts, without the trailing "#", for precise messages.
-_OTHER_DRAFTS = {
+# How messages name the other drafts (the engine's OTHER_DRAFTS decides which
+# URIs are other drafts; this only words them).
+_DRAFT_NAMES = {
     "http://json-schema.org/draft-03/schema": "draft-03",
     "http://json-schema.org/draft-04/schema": "draft-04",
     "http://json-schema.org/draft-06/schema": "draft-06",
@@ -63,33 +68,124 @@ class ToolSchema:
     lookup: SchemaLookup = field(repr=False)
 
 
-def _dialect_error(declared: Any, resolvable: Callable[[str], bool]) -> BoundaryError | None:
+class _MetaSchemaNotLoaded(Exception):
+    """Raised by the runtime's wrapper around the caller's loader when the engine
+    asks it for a URI that some ``$schema`` names: a dialect is never fetched."""
+
+
+# Keywords whose values are data, not schemas.
+_DATA_KEYWORDS = frozenset({"const", "enum", "default", "examples"})
+# Keywords whose values map names (not keywords) to schemas.
+_SCHEMA_MAPS = frozenset(
+    {"properties", "patternProperties", "$defs", "definitions", "dependentSchemas"}
+)
+
+
+def _dialect_declarations(schema: Any) -> Iterator[tuple[str, Any]]:
+    """Every ``$schema`` of ``schema`` in a schema position, as (pointer, value), in
+    document order. Data keywords are skipped and the keys of ``properties`` and
+    the like are names, not keywords; any other object (an unknown keyword's value
+    too, since a ``$ref`` can make it a schema) is read as a schema."""
+    stack: list[tuple[Any, str, bool]] = [(schema, "", False)]
+    while stack:
+        node, where, is_map = stack.pop()
+        children: list[tuple[Any, str, bool]] = []
+        if isinstance(node, dict):
+            if not is_map and "$schema" in node:
+                yield f"{where}/$schema", node["$schema"]
+            for key, child in node.items():
+                if not isinstance(key, str) or (not is_map and key in _DATA_KEYWORDS):
+                    continue
+                if isinstance(child, (dict, list)):
+                    child_is_map = not is_map and key in _SCHEMA_MAPS
+                    children.append((child, f"{where}/{escape_token(key)}", child_is_map))
+        elif isinstance(node, list):
+            for index, child in enumerate(node):
+                if isinstance(child, (dict, list)):
+                    children.append((child, f"{where}/{index}", False))
+        stack.extend(reversed(children))
+
+
+def _dialect_uris(document: Any) -> set[str]:
+    """Every string under a ``$schema`` key anywhere in ``document`` (data included),
+    without its fragment: the URIs the loader must never be asked for."""
+    found: set[str] = set()
+    stack = [document]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            declared = node.get("$schema")
+            if isinstance(declared, str) and not is_2020_12(declared):
+                found.add(urldefrag(declared)[0])
+            stack.extend(v for v in node.values() if isinstance(v, (dict, list)))
+        elif isinstance(node, list):
+            stack.extend(v for v in node if isinstance(v, (dict, list)))
+    return found
+
+
+def _registered(uri: str, registry: Mapping[str, Any] | None) -> bool:
+    if not registry:
+        return False
+    key = normalise(uri)
+    return key in registry or key + "#" in registry
+
+
+def _dialect_error(
+    declared: Any, path: str, registry: Mapping[str, Any] | None
+) -> BoundaryError | None:
+    """The error for one ``$schema`` value, or None when it is Draft 2020-12 (as the
+    engine reads it) or a meta-schema the caller registered explicitly."""
     if not isinstance(declared, str):
-        return BoundaryError("schema-invalid", "$schema must be a URI string", path="/$schema")
-    normalised = declared[:-1] if declared.endswith("#") else declared
-    if normalised == DRAFT_2020_12:
+        if path != "/$schema":
+            return None  # not a keyword here, or the meta-schema reports it (step 5)
+        return BoundaryError("schema-invalid", "$schema must be a URI string", path=path)
+    if is_2020_12(declared):
         return None
-    draft = _OTHER_DRAFTS.get(normalised)
-    if draft is not None:
+    key = normalise(declared)
+    if key in OTHER_DRAFTS:
+        draft = _DRAFT_NAMES.get(key, OTHER_DRAFTS[key])
         message = (
             f"the schema declares {draft}; only JSON Schema Draft 2020-12 is supported "
             "(reinterpreting it under 2020-12 rules could change what it accepts)"
         )
-    elif resolvable(normalised):
-        # A custom meta-schema given by the caller: the engine decides (step 5)
-        # whether its own dialect is 2020-12.
+    elif _registered(declared, registry):
+        # A custom meta-schema the caller registered: the engine decides (step 5)
+        # whether its own dialect is 2020-12 and which vocabularies it uses.
         return None
     else:
         message = (
             "the schema declares an unknown dialect; only JSON Schema Draft 2020-12 "
-            "is supported (a custom meta-schema must be given in the registry)"
+            "is supported (a custom meta-schema must be given in the registry; it is "
+            "never fetched through the loader)"
         )
     return BoundaryError(
         "schema-dialect-unsupported",
         message,
         error_class=UNSUPPORTED_CAPABILITY,
-        path="/$schema",
+        path=path,
     )
+
+
+def _guard_loader(
+    loader: Callable[[str], Any] | None, schema: Any, registry: Mapping[str, Any] | None
+) -> Callable[[str], Any] | None:
+    """The caller's loader, refusing every URI that a ``$schema`` names (in the
+    schema, the registry or a document loaded before): meta-schemas come from the
+    registry only, so a dialect is never whatever a loader returns."""
+    if loader is None:
+        return None
+    dialects = _dialect_uris(schema)
+    for document in (registry or {}).values():
+        dialects |= _dialect_uris(document)
+
+    def load(uri: str) -> Any:
+        if urldefrag(uri)[0] in dialects:
+            raise _MetaSchemaNotLoaded(uri)
+        document = loader(uri)
+        dialects.update(_dialect_uris(document))
+        return document
+
+    return load
 
 
 def _root_type_error(schema: Mapping[str, Any]) -> BoundaryError | None:
@@ -108,37 +204,36 @@ def _root_type_error(schema: Mapping[str, Any]) -> BoundaryError | None:
     )
 
 
-_LIMIT_WORDING = ("max_schema_depth", "could not be checked", "nested too deeply")
+# The fixed text the engine writes before any quoted schema text, by kind of
+# SchemaError. Only these prefixes, the exception type and the location (a JSON
+# Pointer the engine builds) decide a code: never words that could come from the
+# schema itself.
+_UNRESOLVED_PREFIXES = ("cannot resolve reference ", "the loader failed to retrieve ")
+_PATTERN_PREFIXES = ("invalid regular expression ", "invalid ECMA-262 regular expression ")
+_DIALECT_PREFIXES = ("$schema names ", "the meta-schema ")
 
 
-def _is_limit(exc: schemacore.SchemaCoreError) -> bool:
-    """Whether an engine failure is a limit. The engine reports some limits as a
-    SchemaError (``max_schema_depth`` while indexing, and any limit hit while
-    checking the schema against its meta-schema); a limit must fail closed as
-    ``execution_failure`` here, so those are recognised by their wording."""
-    if isinstance(exc, schemacore.ExecutionFailure):
-        return True
-    return isinstance(exc, schemacore.SchemaError) and any(
-        words in exc.message for words in _LIMIT_WORDING
-    )
+def _is_pattern_location(location: str) -> bool:
+    tokens = location.split("/")
+    return tokens[-1] == "pattern" or (len(tokens) >= 3 and tokens[-2] == "patternProperties")
 
 
 def _engine_code(exc: schemacore.SchemaCoreError) -> str:
-    """A stable runtime code for an engine failure, from its class and location."""
-    if _is_limit(exc):
+    """A stable runtime code for an engine failure, from its type, its location and
+    the fixed start of its message (never from text the schema supplied)."""
+    if isinstance(exc, schemacore.ExecutionFailure):
         return "schema-limit-exceeded"
-    tokens = exc.location.rsplit("/", 2)
-    last = tokens[-1] if tokens else ""
     if isinstance(exc, schemacore.UnsupportedCapability):
-        if exc.location == "/$schema" or last in ("$schema", "$vocabulary"):
+        if exc.message.startswith(_DIALECT_PREFIXES):
             return "schema-dialect-unsupported"
         return "schema-unsupported-capability"
-    if last in ("$ref", "$dynamicRef") or exc.message.startswith(
-        ("cannot resolve reference", "the loader failed")
-    ):
-        return "schema-ref-unresolved"
-    if last == "pattern" or (len(tokens) >= 2 and tokens[-2] == "patternProperties"):
-        return "schema-pattern-invalid"
+    if isinstance(exc, schemacore.SchemaError):
+        if isinstance(exc.__cause__, _MetaSchemaNotLoaded):
+            return "schema-dialect-unsupported"
+        if exc.message.startswith(_UNRESOLVED_PREFIXES):
+            return "schema-ref-unresolved"
+        if exc.message.startswith(_PATTERN_PREFIXES) and _is_pattern_location(exc.location):
+            return "schema-pattern-invalid"
     return "schema-invalid"
 
 
@@ -154,20 +249,29 @@ def _compile(
         return schemacore.compile(
             schema,
             registry=registry,
-            loader=loader,
+            loader=_guard_loader(loader, schema, registry),
             format_assertion=format_assertion,
             content_assertion=content_assertion,
             limits=limits,
         )
     except schemacore.SchemaCoreError as exc:
+        code = _engine_code(exc)
+        if code == "schema-dialect-unsupported" and isinstance(exc, schemacore.SchemaError):
+            # The runtime refused to fetch a meta-schema through the loader.
+            raise BoundaryError(
+                code,
+                "a schema resource declares a dialect that is neither Draft 2020-12 nor "
+                "a meta-schema given in the registry (meta-schemas are never fetched "
+                "through the loader)",
+                error_class=UNSUPPORTED_CAPABILITY,
+                path=exc.location,
+            ) from exc
         # The engine's message names schema locations and values of the schema,
-        # which belong to the tool publisher, not to a caller: safe to keep.
-        error_class = EXECUTION_FAILURE if _is_limit(exc) else exc.error_class
-        limit = getattr(exc, "limit", None)
-        if limit is None and _is_limit(exc):
-            limit = "max_schema_depth" if "max_schema_depth" in exc.message else "schema_check"
+        # which belong to the tool publisher, not to a caller: safe to keep. The
+        # class is the engine's: every limit is an ExecutionFailure.
+        limit = exc.limit if isinstance(exc, schemacore.ExecutionFailure) else None
         raise BoundaryError(
-            _engine_code(exc), exc.message, error_class=error_class, path=exc.location, limit=limit
+            code, exc.message, error_class=exc.error_class, path=exc.location, limit=limit
         ) from exc
     except RecursionError:
         raise BoundaryError(
@@ -211,14 +315,8 @@ def validate_schema(
         )
     check_schema_shape(schema, bounds)
     if isinstance(schema, dict):
-        if "$schema" in schema:
-            error = _dialect_error(
-                schema["$schema"],
-                lambda uri: (
-                    loader is not None
-                    or bool(registry and (uri in registry or uri + "#" in registry))
-                ),
-            )
+        for path, declared in _dialect_declarations(schema):
+            error = _dialect_error(declared, path, registry)
             if error is not None:
                 raise error
         if role == "input":
