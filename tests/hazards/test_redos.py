@@ -1,0 +1,261 @@
+"""Hazard: regular expressions that backtrack catastrophically, and huge pattern inputs.
+
+A match that runs longer than ``Limits.regex_timeout`` raises ExecutionFailure
+(``limit == "regex_timeout"``) shortly after the timeout, from every validation path
+and from inside any branch; a string longer than ``Limits.max_pattern_input`` is
+refused before any matching (``limit == "max_pattern_input"``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+import schemacore
+from schemacore import ExecutionFailure, Limits, SchemaCoreError
+
+from .support import (
+    CALLS,
+    PATHS,
+    QUICK,
+    Call,
+    call_is_valid,
+    call_is_valid_warm,
+    call_iter_errors,
+    call_validate,
+    expect_failure,
+    where,
+    within,
+)
+
+DEFAULTS = Limits()
+
+# The `regex` package answers this textbook case quickly by itself (correctly: no match).
+NESTED_PLUS = "^(a+)+$"
+NESTED_PLUS_INPUT = "a" * 50 + "!"
+# This one really backtracks exponentially there.
+ALTERNATION = "^(a|aa)+$"
+ALTERNATION_INPUT = "a" * 60 + "!"
+
+# Slack on top of the regex timeout for everything around the match.
+SLACK = 1.5
+FAST = Limits(regex_timeout=0.05)
+
+
+@pytest.mark.parametrize("call", CALLS)
+def test_nested_quantifier_ends_within_the_regex_timeout(call: Call) -> None:
+    validator = schemacore.compile({"pattern": NESTED_PLUS})
+    with within(DEFAULTS.regex_timeout + SLACK):
+        try:
+            answer = call(validator, NESTED_PLUS_INPUT)
+        except ExecutionFailure as exc:
+            assert exc.limit == "regex_timeout"
+            return
+    # Answered: then it must be the right answer, "does not match".
+    if call in (call_is_valid, call_is_valid_warm):
+        assert answer is False
+    elif call is call_iter_errors:
+        assert [e.keyword for e in answer] == ["pattern"]
+    else:
+        assert isinstance(answer, schemacore.ValidationError)
+
+
+@pytest.mark.parametrize("call", CALLS)
+def test_catastrophic_backtracking_is_an_execution_failure(call: Call) -> None:
+    validator = schemacore.compile({"pattern": ALTERNATION})
+    failure = expect_failure(
+        call,
+        validator,
+        ALTERNATION_INPUT,
+        limit="regex_timeout",
+        bound=DEFAULTS.regex_timeout + SLACK,
+    )
+    assert failure.value == DEFAULTS.regex_timeout
+    assert ALTERNATION in failure.message
+    assert "regex_timeout" in failure.message
+
+
+@pytest.mark.parametrize("call", CALLS)
+def test_a_lower_regex_timeout_is_honoured(call: Call) -> None:
+    validator = schemacore.compile({"pattern": ALTERNATION}, limits=FAST)
+    failure = expect_failure(
+        call, validator, ALTERNATION_INPUT, limit="regex_timeout", bound=FAST.regex_timeout + 1.0
+    )
+    assert failure.value == FAST.regex_timeout
+
+
+@pytest.mark.parametrize("call", CALLS)
+@pytest.mark.parametrize(
+    ("schema", "instance"),
+    [
+        pytest.param(
+            {"patternProperties": {ALTERNATION: {}}}, {ALTERNATION_INPUT: 1}, id="patternProperties"
+        ),
+        pytest.param(
+            {"propertyNames": {"pattern": ALTERNATION}}, {ALTERNATION_INPUT: 1}, id="propertyNames"
+        ),
+        pytest.param({"items": {"pattern": ALTERNATION}}, ["aa", ALTERNATION_INPUT], id="items"),
+        pytest.param(
+            {"properties": {"k": {"pattern": ALTERNATION}}},
+            {"k": ALTERNATION_INPUT},
+            id="properties",
+        ),
+        pytest.param(
+            {"additionalProperties": False, "patternProperties": {ALTERNATION: True}},
+            {ALTERNATION_INPUT: 1},
+            id="additionalProperties",
+        ),
+        pytest.param(
+            {"patternProperties": {ALTERNATION: True}, "unevaluatedProperties": False},
+            {ALTERNATION_INPUT: 1},
+            id="unevaluatedProperties",
+        ),
+    ],
+)
+def test_catastrophic_backtracking_wherever_patterns_run(
+    schema: Any, instance: Any, call: Call
+) -> None:
+    validator = schemacore.compile(schema, limits=FAST)
+    expect_failure(call, validator, instance, limit="regex_timeout", bound=QUICK)
+
+
+BRANCHES: list[Any] = [
+    pytest.param(lambda s: {"anyOf": [s, {"type": "integer"}]}, id="anyOf-first"),
+    pytest.param(lambda s: {"anyOf": [{"type": "integer"}, s]}, id="anyOf-last"),
+    pytest.param(lambda s: {"oneOf": [{"type": "string"}, s]}, id="oneOf"),
+    pytest.param(lambda s: {"allOf": [{"type": "string"}, s]}, id="allOf"),
+    pytest.param(lambda s: {"not": s}, id="not"),
+    pytest.param(lambda s: {"not": {"not": s}}, id="not-not"),
+    pytest.param(lambda s: {"if": s, "then": {"minLength": 1000}}, id="if"),
+    pytest.param(lambda s: {"if": {"type": "string"}, "then": s}, id="then"),
+    pytest.param(lambda s: {"if": {"type": "integer"}, "else": s}, id="else"),
+    pytest.param(lambda s: {"anyOf": [s, False], "unevaluatedProperties": False}, id="tracking"),
+]
+
+
+@pytest.mark.parametrize("call", CALLS)
+@pytest.mark.parametrize("wrap", BRANCHES)
+@pytest.mark.parametrize(
+    ("hazard", "limits", "limit"),
+    [
+        pytest.param({"pattern": ALTERNATION}, FAST, "regex_timeout", id="timeout"),
+        pytest.param(
+            {"pattern": "^a"}, Limits(max_pattern_input=10), "max_pattern_input", id="input"
+        ),
+    ],
+)
+def test_pattern_failure_in_a_branch_propagates(
+    hazard: Any, limits: Limits, limit: str, wrap: Any, call: Call
+) -> None:
+    validator = schemacore.compile(wrap(hazard), limits=limits)
+    expect_failure(call, validator, ALTERNATION_INPUT, limit=limit, bound=QUICK)
+
+
+def test_risky_pattern_on_benign_input_answers_normally() -> None:
+    validator = schemacore.compile({"pattern": ALTERNATION})
+    with within(QUICK):
+        assert validator.is_valid("aaaa")
+        assert not validator.is_valid("aaa!")
+        assert validator.is_valid(12)  # pattern applies to strings only
+        (error,) = validator.iter_errors("aaa!")
+    assert error.keyword == "pattern"
+
+
+def test_validator_is_usable_after_a_timeout() -> None:
+    validator = schemacore.compile({"pattern": ALTERNATION}, limits=FAST)
+    for _ in range(3):
+        with pytest.raises(ExecutionFailure):
+            validator.is_valid(ALTERNATION_INPUT)
+        assert validator.is_valid("aa")
+        assert not validator.is_valid("b")
+
+
+@pytest.mark.parametrize(
+    ("hazard", "limits", "instance"),
+    [
+        pytest.param({"pattern": ALTERNATION}, FAST, ["a", ALTERNATION_INPUT], id="timeout"),
+        pytest.param({"pattern": "a"}, Limits(max_pattern_input=10), ["a", "a" * 11], id="input"),
+    ],
+)
+def test_pattern_failure_names_its_location(hazard: Any, limits: Limits, instance: Any) -> None:
+    validator = schemacore.compile({"items": hazard}, limits=limits)
+    for call in PATHS:
+        failure = expect_failure(call, validator, instance)
+        assert where(failure) == "/1" or "items/pattern" in where(failure), where(failure)
+
+
+# -- max_pattern_input ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("call", CALLS)
+@pytest.mark.parametrize(
+    ("schema", "wrap"),
+    [
+        pytest.param({"pattern": "^b"}, lambda s: s, id="pattern"),
+        pytest.param(
+            {"patternProperties": {"^b": {}}, "additionalProperties": False},
+            lambda s: {s: 1},
+            id="patternProperties",
+        ),
+        pytest.param({"propertyNames": {"pattern": "^b"}}, lambda s: {s: 1}, id="propertyNames"),
+        pytest.param({"items": {"pattern": "^b"}}, lambda s: ["b", s], id="items"),
+    ],
+)
+def test_max_pattern_input_is_enforced(schema: Any, wrap: Any, call: Call) -> None:
+    limits = Limits(max_pattern_input=10)
+    validator = schemacore.compile(schema, limits=limits)
+    # At the limit: matched normally.
+    assert validator.is_valid(wrap("b" * 10))
+    assert not validator.is_valid(wrap("a" * 10))
+    failure = expect_failure(call, validator, wrap("b" * 11), limit="max_pattern_input")
+    assert failure.value == 10
+    assert "max_pattern_input" in failure.message
+
+
+def test_default_max_pattern_input() -> None:
+    validator = schemacore.compile({"pattern": "x$"})
+    limit = DEFAULTS.max_pattern_input
+    with within(QUICK):
+        assert not validator.is_valid("a" * limit)
+        assert validator.is_valid("a" * (limit - 1) + "x")
+    for call in (*PATHS, call_validate):
+        failure = expect_failure(call, validator, "a" * (limit + 1), limit="max_pattern_input")
+        assert failure.value == limit
+
+
+def test_long_strings_are_fine_where_no_pattern_runs() -> None:
+    validator = schemacore.compile(
+        {"type": "string", "minLength": 5, "maxLength": 10**7},
+        limits=Limits(max_pattern_input=10),
+    )
+    assert validator.is_valid("a" * 1_000_000)
+
+
+# -- hostile patterns in the schema ---------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "pattern",
+    [
+        pytest.param("(" * 5_000 + ")" * 5_000, id="deep-groups"),
+        pytest.param("(?:" * 3_000 + ")" * 3_000, id="deep-non-capturing"),
+        pytest.param("(" * 100_000, id="unbalanced"),
+        pytest.param("[" * 10_000, id="brackets"),
+        pytest.param("\\" * 9_999, id="backslashes"),
+        pytest.param("((a*)*)*$", id="nested-stars"),
+    ],
+)
+def test_hostile_patterns_compile_or_fail_closed(pattern: str) -> None:
+    with within(QUICK):
+        try:
+            validator = schemacore.compile({"pattern": pattern}, limits=FAST)
+        except SchemaCoreError as exc:
+            assert isinstance(exc, schemacore.SchemaError), exc
+            assert exc.location == "/pattern"
+            return
+    with within(QUICK):
+        try:
+            validator.is_valid("a" * 40 + "!")
+        except ExecutionFailure as exc:
+            assert exc.limit == "regex_timeout"
