@@ -160,7 +160,12 @@ def assertion(
     """A keyword that only asserts: its error path is derived from its check."""
 
     def errors(x: Any, ipath: Path, kpath: Path) -> Iterator[ValidationError]:
-        if not valid(x):
+        try:
+            ok = valid(x)
+        except ExecutionFailure as exc:
+            exc.location = exc.location or to_pointer(ipath)
+            raise
+        if not ok:
             yield make_error(message(x), name, x, ipath, (kpath, name), absolute)
 
     return Keyword(name, applies_to, valid, errors, cost=cost)

@@ -298,8 +298,21 @@ def _fuse(
     def errors(x: Any, ipath: Path, kpath: Path) -> Iterator[ValidationError]:
         # The fast path first: a valid subtree has no errors to look for, so the
         # error walk only goes down where something failed.
-        if node.valid(x):
-            return iter(())
+        try:
+            if node.valid(x):
+                return iter(())
+        except ExecutionFailure as exc:
+            if exc.limit != "json_data_model":
+                raise
+            # A value outside the JSON data model: the walk below meets it again and
+            # knows where it is.
+        try:
+            return _walk(x, ipath, kpath)
+        except ExecutionFailure as exc:
+            exc.location = exc.location or to_pointer(ipath)
+            raise
+
+    def _walk(x: Any, ipath: Path, kpath: Path) -> Iterator[ValidationError]:
         try:
             kind = lookup(x)
         except ExecutionFailure as exc:
