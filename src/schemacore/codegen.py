@@ -460,7 +460,30 @@ def _if(
     return True
 
 
-_EMITTERS.update({"anyOf": _any_of, "oneOf": _one_of, "not": _not, "if": _if})
+def _dependent_schemas(
+    w: _Writer, i: int, node: Node, ctx: SchemaContext, k: Keyword, x: str, t: str, d: int
+) -> bool:
+    for name in ctx.schema["dependentSchemas"]:
+        child = node.children[("dependentSchemas", name)]
+        if child.trivial:
+            continue
+        w.add(i, f"if {w.const(name)} in {x}:")
+        mark = len(w.lines)
+        _emit_child(w, i + 1, child, x, d)
+        if len(w.lines) == mark:
+            w.add(i + 1, "pass")
+    return True
+
+
+_EMITTERS.update(
+    {
+        "anyOf": _any_of,
+        "oneOf": _one_of,
+        "not": _not,
+        "if": _if,
+        "dependentSchemas": _dependent_schemas,
+    }
+)
 
 # Validator calls after which generated code replaces the closures. Writing costs
 # about as much as a few dozen calls through the closures save, so a schema checked a
