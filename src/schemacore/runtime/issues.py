@@ -502,27 +502,31 @@ def _nth(ctx: _Context, error: schemacore.ValidationError) -> int:
     return index
 
 
+def _missing_name(listed: Any, instance: Any, index: int) -> str | None:
+    """The index-th name of ``listed`` that ``instance`` lacks (names from the schema)."""
+    if not (isinstance(listed, list) and isinstance(instance, dict)):
+        return None
+    missing = [n for n in dict.fromkeys(listed) if isinstance(n, str) and n not in instance]
+    return missing[index] if index < len(missing) else None
+
+
 def _required(
     ctx: _Context,
     error: schemacore.ValidationError,
     tokens: list[str | int],
     owner: Mapping[str, Any] | None,
 ) -> ToolArgIssue:
-    index = _nth(ctx, error)
     listed = owner.get("required") if owner is not None else None
-    instance = error.instance
-    if isinstance(listed, list) and isinstance(instance, dict):
-        missing = [n for n in dict.fromkeys(listed) if isinstance(n, str) and n not in instance]
-        if index < len(missing):
-            name = missing[index]
-            return _issue(
-                ctx,
-                [*tokens, name],
-                "property-missing",
-                "required",
-                f"the required property {json.dumps(name, ensure_ascii=False)}",
-                "nothing (the property is absent)",
-            )
+    name = _missing_name(listed, error.instance, _nth(ctx, error))
+    if name is not None:
+        return _issue(
+            ctx,
+            [*tokens, name],
+            "property-missing",
+            "required",
+            f"the required property {json.dumps(name, ensure_ascii=False)}",
+            "nothing (the property is absent)",
+        )
     return _issue(
         ctx, tokens, "property-missing", "required", "every required property", "an object without"
     )
@@ -531,26 +535,22 @@ def _required(
 def _dependent_required(
     ctx: _Context, error: schemacore.ValidationError, tokens: list[str | int]
 ) -> ToolArgIssue:
-    index = _nth(ctx, error)
     trigger_tokens = split_pointer(unquote(error.absolute_keyword_location.partition("#")[2]))
     owner = ctx.lookup.keyword_owner(error.absolute_keyword_location, 2)
     rules = owner.get("dependentRequired") if owner is not None else None
     trigger = trigger_tokens[-1] if trigger_tokens else ""
     needed = rules.get(trigger) if isinstance(rules, dict) else None
-    instance = error.instance
-    if isinstance(needed, list) and isinstance(instance, dict):
-        missing = [n for n in dict.fromkeys(needed) if isinstance(n, str) and n not in instance]
-        if index < len(missing):
-            name = missing[index]
-            return _issue(
-                ctx,
-                [*tokens, name],
-                "property-missing",
-                "dependentRequired",
-                f"the property {json.dumps(name, ensure_ascii=False)} "
-                f"(required when {json.dumps(trigger, ensure_ascii=False)} is present)",
-                "nothing (the property is absent)",
-            )
+    name = _missing_name(needed, error.instance, _nth(ctx, error))
+    if name is not None:
+        return _issue(
+            ctx,
+            [*tokens, name],
+            "property-missing",
+            "dependentRequired",
+            f"the property {json.dumps(name, ensure_ascii=False)} "
+            f"(required when {json.dumps(trigger, ensure_ascii=False)} is present)",
+            "nothing (the property is absent)",
+        )
     return _issue(
         ctx,
         tokens,
