@@ -46,6 +46,20 @@ def string_key(key: Any) -> None:
         raise non_string_key(key)
 
 
+def unmatched_keys(x: Any, names: frozenset[str], searches: list[Any]) -> Iterator[str]:
+    """The keys of ``x`` that neither ``names`` nor any pattern search covers."""
+    for key in x:
+        if key in names:
+            continue
+        if type(key) is not str:
+            string_key(key)
+        for search in searches:
+            if search(key):
+                break
+        else:
+            yield key
+
+
 def _mapping(ctx: SchemaContext, value: Any, keyword: str) -> dict[str, Any]:
     if not isinstance(value, dict):
         raise ctx.schema_error(f"{keyword} must be an object of schemas", keyword)
@@ -162,16 +176,7 @@ def compile_additional_properties(ctx: SchemaContext, value: Any) -> Keyword | N
     forbidden = value is False
 
     def extra(x: Any) -> Iterator[str]:
-        for key in x:
-            if key in known:
-                continue
-            if type(key) is not str:
-                string_key(key)
-            for search in searches:
-                if search(key):
-                    break
-            else:
-                yield key
+        return unmatched_keys(x, known, searches)
 
     if forbidden and not searches:
 

@@ -160,24 +160,13 @@ def fold(node: Node, ctx: SchemaContext, keyword: Keyword) -> Keyword | None:
     if keyword.name == "unevaluatedProperties":
         if found.all_props:
             return _evaluates_all(keyword)
-        from .applicator import pattern_searches
+        from .applicator import pattern_searches, unmatched_keys
 
         names = frozenset(found.names)
         searches = pattern_searches(ctx, found.patterns, "patternProperties")
 
         def left(x: Any) -> list[str]:
-            out = []
-            for key in x:
-                if key in names:
-                    continue
-                if type(key) is not str:
-                    string_key(key)
-                for search in searches:
-                    if search(key):
-                        break
-                else:
-                    out.append(key)
-            return out
+            return list(unmatched_keys(x, names, searches))
 
         def valid(x: Any) -> bool:
             for key in left(x):
