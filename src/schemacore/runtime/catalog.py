@@ -3,7 +3,10 @@
 For each tool, in input order, the checks are: the MCP metadata (an object, a
 valid ``name``, string ``description``/``title``, an ``annotations`` object, a
 non-null ``inputSchema``); a duplicate ``name``; the backend; the input schema;
-the output schema. Every diagnostic is kept, in that order. A
+the output schema; the governance contract, when one is attached (through
+``ToolDescriptor.contract`` or ``admit_batch(contracts=...)``): the whole envelope
+(``validate_contract``), its agreement with the tool's schemas, and a ``toolId``
+no earlier tool has. Every diagnostic is kept, in that order. A
 :class:`ToolDescriptor` given directly gets the same metadata checks on its
 fields (and on its MCP entry, which must agree with them), reported as the same
 diagnostics: building one by hand skips nothing.
@@ -35,7 +38,9 @@ from typing import Any, Final, Literal
 import schemacore
 
 from .bounds import BoundaryLimits
+from .contract import ContractError, ToolContract, validate_contract
 from .errors import UNSUPPORTED_CAPABILITY, VALIDATION, BoundaryError
+from .jsonvalues import json_equal
 from .toolschema import ToolSchema, validate_schema
 
 __all__ = [
@@ -195,6 +200,9 @@ class ToolDescriptor:
         backend: the backend (server) that executes the tool, if known.
         revision: identifies this definition (a content hash unless given).
         mcp: the MCP ``tools/list`` entry, unchanged: what the model is shown.
+        contract: the tool's ``aruntime.tool-contract.v1`` envelope (or an already
+            validated :class:`ToolContract`), or None for an ungoverned tool. It is
+            checked at admission; the execution gateway serves governed tools only.
     """
 
     name: str
@@ -206,6 +214,7 @@ class ToolDescriptor:
     backend: str | None = None
     revision: str = ""
     mcp: Mapping[str, Any] = field(default_factory=dict, repr=False)
+    contract: Any = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         if not self.revision:
@@ -213,7 +222,12 @@ class ToolDescriptor:
 
     @classmethod
     def from_mcp(
-        cls, tool: Any, *, backend: str | None = None, revision: str | None = None
+        cls,
+        tool: Any,
+        *,
+        backend: str | None = None,
+        revision: str | None = None,
+        contract: Any = None,
     ) -> ToolDescriptor:
         """Build a descriptor from one MCP ``tools/list`` entry, checking its metadata.
 
@@ -237,6 +251,7 @@ class ToolDescriptor:
             backend=backend,
             revision=revision if revision is not None else _revision_of(tool),
             mcp=tool,
+            contract=contract,
         )
 
     def to_mcp(self) -> Mapping[str, Any]:
@@ -327,11 +342,13 @@ class AdmissionRejected(Exception):
 
 @dataclass(frozen=True, slots=True, eq=False)
 class AdmittedTool:
-    """A tool that passed admission: its descriptor and its compiled schemas."""
+    """A tool that passed admission: its descriptor, its compiled schemas and its
+    validated contract (None for an ungoverned tool)."""
 
     descriptor: ToolDescriptor
     input: ToolSchema
     output: ToolSchema | None
+    contract: ToolContract | None = None
 
     @property
     def name(self) -> str:
@@ -462,9 +479,14 @@ class ToolCatalog:
         *,
         mode: AdmissionMode = "strict",
         authority: Authority | None = None,
+        contracts: Mapping[str, Any] | None = None,
     ) -> AdmittedBundle:
         """Admit a batch of tools (MCP entries or :class:`ToolDescriptor`s, or an
         MCP ``tools/list`` result) as one bundle.
+
+        ``contracts`` maps a tool name to its contract envelope; it overrides a
+        descriptor's own ``contract``. A name that is not in the batch is a
+        batch-level ``contract-tool-unknown`` diagnostic.
 
         Raises:
             AdmissionRejected: strict mode with any diagnostic, or quarantine mode
@@ -482,11 +504,28 @@ class ToolCatalog:
         authority_error = _authority_error(authority)
         if authority_error is not None:
             batch.append(Diagnostic(None, None, None, "authority", authority_error))
+        contracts = dict(contracts) if contracts is not None else {}
+        named = {name for name in map(_entry_name, entries) if isinstance(name, str)}
+        for name in contracts:
+            if name not in named:
+                batch.append(
+                    Diagnostic(
+                        None,
+                        name if _valid_name(name) else None,
+                        None,
+                        "contract",
+                        BoundaryError(
+                            "contract-tool-unknown",
+                            "a contract was given for a tool that is not in the batch",
+                        ),
+                    )
+                )
 
         per_tool: list[tuple[ToolDescriptor | None, list[Diagnostic], AdmittedTool | None]] = []
         seen: set[str] = set()
+        tool_ids: set[str] = set()
         for index, entry in enumerate(entries):
-            per_tool.append(self._check_one(index, entry, seen))
+            per_tool.append(self._check_one(index, entry, seen, contracts, tool_ids))
 
         fatal = list(batch)
         quarantined: list[Diagnostic] = []
@@ -494,7 +533,7 @@ class ToolCatalog:
             if not diagnostics:
                 continue
             omittable = mode == "quarantine" and all(
-                d.field in ("inputSchema", "outputSchema")
+                d.field in ("inputSchema", "outputSchema", "contract")
                 and d.error_class == UNSUPPORTED_CAPABILITY
                 for d in diagnostics
             )
@@ -526,7 +565,12 @@ class ToolCatalog:
         )
 
     def _check_one(
-        self, index: int, entry: Any, seen: set[str]
+        self,
+        index: int,
+        entry: Any,
+        seen: set[str],
+        contracts: Mapping[str, Any],
+        tool_ids: set[str],
     ) -> tuple[ToolDescriptor | None, list[Diagnostic], AdmittedTool | None]:
         diagnostics: list[Diagnostic] = []
         if isinstance(entry, ToolDescriptor):
@@ -584,9 +628,63 @@ class ToolCatalog:
                 )
             except BoundaryError as exc:
                 add("outputSchema", exc)
+        envelope = contracts.get(descriptor.name, descriptor.contract)
+        contract = None
+        if envelope is not None:
+            try:
+                contract = self._admit_contract(descriptor, envelope, tool_ids)
+            except BoundaryError as exc:
+                add("contract", exc)
         if diagnostics or input_schema is None:
             return descriptor, diagnostics, None
-        return descriptor, diagnostics, AdmittedTool(descriptor, input_schema, output_schema)
+        return (
+            descriptor,
+            diagnostics,
+            AdmittedTool(descriptor, input_schema, output_schema, contract),
+        )
+
+    def _admit_contract(
+        self, descriptor: ToolDescriptor, envelope: Any, tool_ids: set[str]
+    ) -> ToolContract:
+        """The tool's contract, validated, agreeing with the tool's own schemas (the
+        model is shown the MCP entry; the contract governs the same tool), with a
+        ``toolId`` that no earlier tool of the batch has."""
+        try:
+            contract = (
+                envelope
+                if isinstance(envelope, ToolContract)
+                else validate_contract(envelope, **self._schema_options)
+            )
+        except ContractError as exc:
+            raise BoundaryError(
+                exc.code, exc.message, error_class=exc.error_class, path=exc.path
+            ) from None
+        if not json_equal(contract.envelope["inputSchema"], descriptor.input_schema):
+            raise BoundaryError(
+                "contract-schema-mismatch",
+                "the contract's inputSchema is not the tool's inputSchema",
+                path="/inputSchema",
+            )
+        if not json_equal(contract.envelope["outputSchema"], descriptor.output_schema):
+            raise BoundaryError(
+                "contract-schema-mismatch",
+                "the contract's outputSchema is not the tool's outputSchema",
+                path="/outputSchema",
+            )
+        if contract.tool_id in tool_ids:
+            raise BoundaryError(
+                "contract-tool-id-duplicate",
+                "another tool earlier in the batch has a contract with the same toolId",
+                path="/toolId",
+            )
+        tool_ids.add(contract.tool_id)
+        return contract
+
+
+def _entry_name(entry: Any) -> Any:
+    if isinstance(entry, ToolDescriptor):
+        return entry.name
+    return entry.get("name") if isinstance(entry, dict) else None
 
 
 def _authority_error(authority: Any) -> BoundaryError | None:

@@ -1,0 +1,47 @@
+"""The execution gateway: validation first, then authority, approval, budget, a
+durable intent journal and dispatch. See :class:`Gateway` and ``docs/gateway.md``."""
+
+from __future__ import annotations
+
+from .backends import Backend, DispatchRequest, FunctionBackend, Secret, ToolFailure
+from .evidence import EVIDENCE_VERSION
+from .gateway import Gateway, GatewayConfigError
+from .journal import Intent, IntentJournal, SQLiteJournal
+from .outcome import GATEWAY_META_KEY, STEPS, ToolOutcome
+from .policy import (
+    Approver,
+    Authorizer,
+    Budget,
+    CallRequest,
+    Decision,
+    RunBudget,
+    Trigger,
+    fired_triggers,
+    grants_authorizer,
+)
+
+__all__ = [
+    "EVIDENCE_VERSION",
+    "GATEWAY_META_KEY",
+    "STEPS",
+    "Approver",
+    "Authorizer",
+    "Backend",
+    "Budget",
+    "CallRequest",
+    "Decision",
+    "DispatchRequest",
+    "FunctionBackend",
+    "Gateway",
+    "GatewayConfigError",
+    "Intent",
+    "IntentJournal",
+    "RunBudget",
+    "SQLiteJournal",
+    "Secret",
+    "ToolFailure",
+    "ToolOutcome",
+    "Trigger",
+    "fired_triggers",
+    "grants_authorizer",
+]
