@@ -1,0 +1,183 @@
+"""Idempotency keys and the intent journal: a repeated key gets the recorded outcome
+without dispatching again, within the contract's window."""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from schemacore.runtime.gateway import DispatchRequest, SQLiteJournal
+from tests.runtime.gateway_support import (
+    Clock,
+    Recorder,
+    admit,
+    book_contract,
+    gateway,
+    pay_contract,
+    search_contract,
+)
+
+PAY = {"recipient": "acct-1", "amountCents": 500}
+
+
+def _pay(recorder: Recorder, **options: Any) -> Any:
+    recorder.destinations = {"send_payment": ["api.payments.example.com"]}
+    return gateway(admit({"send_payment": pay_contract()}), recorder, **options)
+
+
+def test_a_repeated_key_returns_the_recorded_outcome_without_dispatching() -> None:
+    recorder = Recorder()
+    gw = _pay(recorder)
+    first = gw.call("send_payment", PAY, caller="alice", run="r", idempotency_key="pay-1")
+    recorder.events.clear()
+    second = gw.call("send_payment", PAY, caller="alice", run="r", idempotency_key="pay-1")
+    assert first.ok and not first.replayed
+    assert second.replayed and second.status == "succeeded"
+    assert second.intent_id == first.intent_id and second.result == first.result
+    assert len(recorder.requests) == 1
+    # Validated and authorised again; no approval, budget, intent or dispatch.
+    assert recorder.events == ["authorization", "evidence"]
+    assert second.evidence["replayed"] is True and "result" not in second.evidence
+
+
+def test_the_contracts_key_field_is_the_key_when_none_is_given() -> None:
+    recorder = Recorder()
+    gw = gateway(admit({"book": book_contract()}), recorder)
+    arguments = {"flight": "LH1", "requestId": "q-77"}
+    assert gw.call("book", arguments, caller="alice", run="r").ok
+    assert gw.call("book", dict(arguments), caller="alice", run="r").replayed
+    assert len(recorder.requests) == 1
+    assert recorder.requests[0].idempotency_key == "q-77"
+
+
+def test_a_key_reused_with_other_arguments_is_a_conflict() -> None:
+    recorder = Recorder()
+    gw = _pay(recorder)
+    gw.call("send_payment", PAY, caller="alice", run="r", idempotency_key="pay-1")
+    other = dict(PAY, amountCents=900)
+    outcome = gw.call("send_payment", other, caller="alice", run="r", idempotency_key="pay-1")
+    assert (outcome.step, outcome.code, outcome.dispatched) == (
+        "intent",
+        "idempotency-key-conflict",
+        False,
+    )
+    assert len(recorder.requests) == 1
+
+
+def test_the_window_comes_from_the_contract_or_the_gateway() -> None:
+    for changes, options, window in (
+        (
+            {
+                "idempotency": {
+                    "supported": True,
+                    "keyField": "requestId",
+                    "deduplicationWindowSeconds": 60,
+                }
+            },
+            {},
+            60,
+        ),
+        ({}, {"dedup_window_seconds": 300}, 300),
+    ):
+        recorder, clock = Recorder(), Clock()
+        gw = gateway(admit({"book": book_contract(**changes)}), recorder, clock=clock, **options)
+        arguments = {"flight": "LH1", "requestId": "q1"}
+        gw.call("book", arguments, caller="alice", run="r")
+        clock.now += window - 1
+        assert gw.call("book", arguments, caller="alice", run="r").replayed
+        clock.now += 2
+        again = gw.call("book", arguments, caller="alice", run="r")
+        assert again.ok and not again.replayed
+        assert len(recorder.requests) == 2
+
+
+def test_keys_are_scoped_to_the_caller() -> None:
+    recorder = Recorder()
+    gw = gateway(admit({"book": book_contract()}), recorder)
+    arguments = {"flight": "LH1", "requestId": "q1"}
+    gw.call("book", arguments, caller="alice", run="r")
+    bob = gw.call("book", arguments, caller="bob", run="r")
+    assert bob.ok and not bob.replayed and len(recorder.requests) == 2
+
+
+def test_a_call_stopped_before_dispatch_does_not_hold_its_key() -> None:
+    recorder = Recorder()
+    calls = {"n": 0}
+
+    def flaky(reference: str) -> str:
+        calls["n"] += 1
+        if calls["n"] == 1:
+            raise TimeoutError("vault")
+        return "secret"
+
+    gw = _pay(recorder, credentials=flaky)
+    first = gw.call("send_payment", PAY, caller="alice", run="r", idempotency_key="k")
+    assert (first.step, first.code, first.retryable) == (
+        "credentials",
+        "credential-unavailable",
+        True,
+    )
+    second = gw.call("send_payment", PAY, caller="alice", run="r", idempotency_key="k")
+    assert second.ok and not second.replayed
+
+
+def test_an_ambiguous_outcome_is_replayed_not_re_run() -> None:
+    recorder = Recorder()
+    recorder.answers = [RuntimeError("lost")]
+    gw = _pay(recorder)
+    first = gw.call("send_payment", PAY, caller="alice", run="r", idempotency_key="k")
+    assert first.status == "ambiguous"
+    second = gw.call("send_payment", PAY, caller="alice", run="r", idempotency_key="k")
+    assert second.replayed and second.status == "ambiguous"
+    assert len(recorder.requests) == 1
+
+
+def test_a_key_in_flight_is_reported_in_progress() -> None:
+    recorder = Recorder()
+    entered, release = threading.Event(), threading.Event()
+
+    def slow(request: DispatchRequest) -> Any:
+        entered.set()
+        release.wait(10)
+        return {"content": [], "structuredContent": {"hits": []}}
+
+    recorder.answers = [slow]
+    gw = gateway(admit({"search": search_contract(timeoutMs=None)}), recorder)
+    results: list[Any] = []
+    worker = threading.Thread(
+        target=lambda: results.append(
+            gw.call("search", {"query": "x"}, caller="alice", run="r", idempotency_key="k")
+        )
+    )
+    worker.start()
+    try:
+        assert entered.wait(10)
+        busy = gw.call("search", {"query": "x"}, caller="alice", run="r", idempotency_key="k")
+        assert (busy.status, busy.code, busy.retryable) == ("refused", "intent-in-progress", True)
+    finally:
+        release.set()
+        worker.join(10)
+    assert results[0].ok
+    assert gw.call("search", {"query": "x"}, caller="alice", run="r", idempotency_key="k").replayed
+
+
+def test_two_gateways_sharing_a_journal_file_deduplicate_between_them(tmp_path: Any) -> None:
+    path = str(tmp_path / "journal.sqlite")
+    recorder = Recorder()
+    bundle = admit({"book": book_contract()})
+    one = gateway(bundle, recorder, journal=SQLiteJournal(path), owner="worker-1")
+    two = gateway(bundle, recorder, journal=SQLiteJournal(path), owner="worker-2")
+    arguments = {"flight": "LH1", "requestId": "q1"}
+    assert one.call("book", arguments, caller="alice", run="r").ok
+    assert two.call("book", arguments, caller="alice", run="r").replayed
+    assert len(recorder.requests) == 1
+
+
+def test_purge_drops_closed_intents_but_keeps_open_ones(tmp_path: Any) -> None:
+    journal = SQLiteJournal(str(tmp_path / "j.sqlite"))
+    recorder, clock = Recorder(), Clock()
+    gw = gateway(admit({"book": book_contract()}), recorder, journal=journal, clock=clock)
+    gw.call("book", {"flight": "LH1", "requestId": "q1"}, caller="alice", run="r")
+    assert journal.purge(before=clock.now + 1) == 1
+    again = gw.call("book", {"flight": "LH1", "requestId": "q1"}, caller="alice", run="r")
+    assert again.ok and not again.replayed
