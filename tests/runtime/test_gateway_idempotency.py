@@ -153,7 +153,11 @@ def test_a_key_in_flight_is_reported_in_progress() -> None:
     try:
         assert entered.wait(10)
         busy = gw.call("search", {"query": "x"}, caller="alice", run="r", idempotency_key="k")
-        assert (busy.status, busy.code, busy.retryable) == ("refused", "intent-in-progress", True)
+        assert (busy.status, busy.code, busy.retryable) == (
+            "in-progress",
+            "intent-in-progress",
+            True,
+        )
     finally:
         release.set()
         worker.join(10)

@@ -143,4 +143,4 @@ def test_recovery_touches_only_its_own_owners_intents(tmp_path: Path) -> None:
     assert other.recovered == ()
     # A live owner's open intent is "in progress" to everyone else.
     busy = other.call("send_payment", PAY, caller="alice", run="run-1", idempotency_key="pay-42")
-    assert (busy.code, busy.retryable) == ("intent-in-progress", True)
+    assert (busy.status, busy.code, busy.retryable) == ("in-progress", "intent-in-progress", True)
