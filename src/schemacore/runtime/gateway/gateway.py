@@ -186,10 +186,24 @@ class Gateway:
         never dispatched, is refused (step ``lookup``, ``compensation-unavailable``).
         """
         check_host_inputs(caller, run, idempotency_key)
-        original = self._journal.get(intent_id) if isinstance(intent_id, str) else None
-        catalog = self._catalog
+        try:
+            original = self._journal.get(intent_id) if isinstance(intent_id, str) else None
+        except Exception as exc:
+            return self._refusal(
+                None,
+                None,
+                "lookup",
+                "journal-unavailable",
+                f"the journal could not be read ({type(exc).__name__})",
+                retryable=True,
+                caller=caller,
+                run=run,
+            )
         if original is None:
-            return self._refusal(None, None, "lookup", "intent-unknown", "no such intent")
+            return self._refusal(
+                None, None, "lookup", "intent-unknown", "no such intent", caller=caller, run=run
+            )
+        catalog = self._catalog
         name = catalog.by_tool_id.get(original.tool_id)
         contract = catalog.bundle.registry[name].contract if name is not None else None
         if contract is None:
@@ -199,20 +213,28 @@ class Gateway:
                 "lookup",
                 "compensation-unavailable",
                 "the original tool is no longer in the catalog",
+                caller=caller,
+                run=run,
             )
         compensation = contract["compensation"]
         target = catalog.by_tool_id.get(compensation["toolId"] or "")
         dispatched = original.outcome is None or original.outcome.get("dispatched") is not False
-        if compensation["strategy"] != "compensating-tool" or target is None or not dispatched:
-            reason = (
-                "the original call was never dispatched"
-                if not dispatched
-                else f"compensation strategy is {compensation['strategy']!r}"
-                if compensation["strategy"] != "compensating-tool"
-                else "the compensating tool is not in the catalog"
-            )
+        reason = None
+        if compensation["strategy"] != "compensating-tool":
+            reason = f"the compensation strategy is {compensation['strategy']!r}"
+        elif target is None:
+            reason = "the compensating tool is not in the catalog"
+        elif not dispatched:
+            reason = "the original call was never dispatched"
+        if reason is not None or target is None:
             return self._refusal(
-                original.tool, contract.tool_id, "lookup", "compensation-unavailable", reason
+                original.tool,
+                contract.tool_id,
+                "lookup",
+                "compensation-unavailable",
+                reason or "",
+                caller=caller,
+                run=run,
             )
         return self._call(target, arguments, caller, run, idempotency_key, intent_id)
 
@@ -271,7 +293,8 @@ class Gateway:
         message: str,
         *,
         retryable: bool = False,
-        result: Mapping[str, Any] | None = None,
+        caller: str | None = None,
+        run: str | None = None,
     ) -> ToolOutcome:
         name = tool if isinstance(tool, str) else ""
         outcome = ToolOutcome(
@@ -283,15 +306,15 @@ class Gateway:
             message=message,
             dispatched=False,
             retryable=retryable,
-            result=result
-            if result is not None
-            else model_result(name, step, code, dispatched=False, retryable=retryable),
+            result=model_result(name, step, code, dispatched=False, retryable=retryable),
         )
         record = {
             "evidence": EVIDENCE_VERSION,
             "time": iso_time(self._clock()),
             "tool": name,
             "toolId": tool_id,
+            "caller": caller,
+            "run": run,
             "status": "refused",
             "step": step,
             "code": code,
