@@ -31,7 +31,7 @@ from .backends import Backend
 from .evidence import EVIDENCE_VERSION
 from .journal import IntentJournal, SQLiteJournal
 from .limiter import ContractLimiter
-from .outcome import Status, ToolOutcome, model_result
+from .outcome import Status, ToolOutcome
 from .policy import Approver, Authorizer, Budget, Trigger, grants_authorizer
 from .steps import CallRun, CatalogView, Stop, check_host_inputs, iso_time
 
@@ -249,18 +249,15 @@ class Gateway:
             status: Status = "refused" if before else "ambiguous"
             code = "interrupted-before-dispatch" if before else "interrupted"
             dispatched = False if before else None
-            outcome = ToolOutcome(
-                tool=intent.tool,
-                tool_id=intent.tool_id,
+            outcome = ToolOutcome.stopped(
+                intent.tool,
+                intent.tool_id,
+                "intent" if before else "dispatch",
+                code,
+                "the runtime stopped while this intent was open",
                 status=status,
-                step="dispatch" if not before else "intent",
-                code=code,
-                message="the runtime stopped while this intent was open",
                 dispatched=dispatched,
                 retryable=before,
-                result=model_result(
-                    intent.tool, "dispatch", code, dispatched=dispatched, retryable=before
-                ),
                 intent_id=intent.intent_id,
             )
             self._journal.close(intent.intent_id, outcome.to_dict(evidence=False), self._clock())
@@ -297,17 +294,7 @@ class Gateway:
         run: str | None = None,
     ) -> ToolOutcome:
         name = tool if isinstance(tool, str) else ""
-        outcome = ToolOutcome(
-            tool=name,
-            tool_id=tool_id,
-            status="refused",
-            step=step,
-            code=code,
-            message=message,
-            dispatched=False,
-            retryable=retryable,
-            result=model_result(name, step, code, dispatched=False, retryable=retryable),
-        )
+        outcome = ToolOutcome.stopped(name, tool_id, step, code, message, retryable=retryable)
         record = {
             "evidence": EVIDENCE_VERSION,
             "time": iso_time(self._clock()),

@@ -144,6 +144,38 @@ class ToolOutcome:
     approval: Mapping[str, Any] | None = None
     evidence: Mapping[str, Any] = field(default_factory=dict)
 
+    @classmethod
+    def stopped(
+        cls,
+        tool: str,
+        tool_id: str | None,
+        step: str,
+        code: str,
+        message: str,
+        *,
+        status: Status = "refused",
+        dispatched: bool | None = False,
+        retryable: bool = False,
+        result: Mapping[str, Any] | None = None,
+        **details: Any,
+    ) -> ToolOutcome:
+        """The outcome of a call stopped at ``step``; the model's result is worded
+        from the code unless ``result`` is given."""
+        if result is None:
+            result = model_result(tool, step, code, dispatched=dispatched, retryable=retryable)
+        return cls(
+            tool=tool,
+            tool_id=tool_id,
+            status=status,
+            step=step,
+            code=code,
+            message=message,
+            dispatched=dispatched,
+            retryable=retryable,
+            result=result,
+            **details,
+        )
+
     @property
     def ok(self) -> bool:
         """True when the tool ran and answered (``succeeded``)."""

@@ -21,7 +21,7 @@ from .backends import Backend, DispatchRequest, Secret, run_attempt
 from .evidence import EVIDENCE_VERSION, audit_values, digest, payload_view, result_view
 from .journal import Intent
 from .limiter import Slot
-from .outcome import GATEWAY_META_KEY, Status, ToolOutcome, model_result
+from .outcome import GATEWAY_META_KEY, Status, ToolOutcome
 from .policy import CallRequest, Decision, fired_triggers
 
 if TYPE_CHECKING:
@@ -151,18 +151,16 @@ class CallRun:
         result: Mapping[str, Any] | None = None,
         attempts: int = 0,
     ) -> Stop:
-        outcome = ToolOutcome(
-            tool=self.tool,
-            tool_id=self.contract.tool_id if self.contract is not None else None,
+        outcome = ToolOutcome.stopped(
+            self.tool,
+            self.contract.tool_id if self.contract is not None else None,
+            step,
+            code,
+            message,
             status=status,
-            step=step,
-            code=code,
-            message=message,
             dispatched=dispatched,
             retryable=retryable,
-            result=result
-            if result is not None
-            else model_result(self.tool, step, code, dispatched=dispatched, retryable=retryable),
+            result=result,
             attempts=attempts,
             intent_id=self.intent_id,
             approval=self.approval,
