@@ -277,9 +277,9 @@ class RecordingJournal(SQLiteJournal):
         self.events.append("intent")
         return super().begin(intent, window=window)
 
-    def mark_dispatched(self, intent_id: str, at: float) -> None:
+    def mark_dispatched(self, intent_id: str, at: float) -> bool:
         self.events.append("intent-dispatched")
-        super().mark_dispatched(intent_id, at)
+        return super().mark_dispatched(intent_id, at)
 
     def close(self, intent_id: str, outcome: Mapping[str, Any], at: float) -> None:
         self.events.append("intent-closed")

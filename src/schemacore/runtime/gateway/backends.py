@@ -147,7 +147,7 @@ def run_attempt(
             outcome.result = backend.call(request)
         except ToolFailure as exc:
             outcome.failure = exc
-        except BaseException as exc:  # any other failure: the effect is unknown
+        except Exception as exc:  # any other failure: the effect is unknown
             outcome.error = exc
         finally:
             on_finish()
@@ -160,6 +160,8 @@ def run_attempt(
     def guarded() -> None:
         try:
             work()
+        except BaseException as exc:  # SystemExit and the like, in a worker thread
+            outcome.error = exc
         finally:
             done.set()
 

@@ -27,8 +27,10 @@ from types import MappingProxyType
 from typing import Any, Literal
 
 from ..catalog import AdmittedBundle
+from ..contract import ToolContract
 from .backends import Backend
 from .evidence import EVIDENCE_VERSION
+from .frozen import freeze
 from .journal import IntentJournal, SQLiteJournal
 from .limiter import ContractLimiter
 from .outcome import Status, ToolOutcome
@@ -123,16 +125,19 @@ class Gateway:
             raise TypeError("the gateway serves an AdmittedBundle (from ToolCatalog.admit_batch)")
         problems: list[str] = []
         by_tool_id: dict[str, str] = {}
+        contracts: dict[str, ToolContract] = {}
         for name, tool in bundle.registry.items():
             if tool.contract is None:
                 problems.append(f"tool {name!r} has no contract")
             else:
                 by_tool_id[tool.contract.tool_id] = name
+                # A snapshot: changing the caller's envelope later changes nothing here.
+                contracts[name] = replace(tool.contract, envelope=freeze(tool.contract.envelope))
             if tool.descriptor.backend not in self._backends:
                 problems.append(f"tool {name!r} names a backend this gateway does not have")
         if problems:
             raise GatewayConfigError(problems)
-        return CatalogView(bundle, MappingProxyType(by_tool_id))
+        return CatalogView(bundle, MappingProxyType(by_tool_id), MappingProxyType(contracts))
 
     @property
     def bundle(self) -> AdmittedBundle:
@@ -203,9 +208,9 @@ class Gateway:
             return self._refusal(
                 None, None, "lookup", "intent-unknown", "no such intent", caller=caller, run=run
             )
-        catalog = self._catalog
+        catalog = self._catalog  # read once: the compensating call uses the same view
         name = catalog.by_tool_id.get(original.tool_id)
-        contract = catalog.bundle.registry[name].contract if name is not None else None
+        contract = catalog.contracts.get(name) if name is not None else None
         if contract is None:
             return self._refusal(
                 original.tool,
@@ -236,7 +241,7 @@ class Gateway:
                 caller=caller,
                 run=run,
             )
-        return self._call(target, arguments, caller, run, idempotency_key, intent_id)
+        return self._call(target, arguments, caller, run, idempotency_key, intent_id, catalog)
 
     def recover(self) -> list[ToolOutcome]:
         """Close this owner's intents left open by a previous process: one that had
@@ -331,14 +336,20 @@ class Gateway:
         run: str,
         idempotency_key: str | None,
         compensates: str | None,
+        catalog: CatalogView | None = None,
     ) -> ToolOutcome:
         check_host_inputs(caller, run, idempotency_key)
-        catalog = self._catalog  # read once: the whole call sees one bundle
-        run_ = CallRun(self, catalog, tool_name, caller, run, compensates)
+        # Read once: the whole call sees one bundle, whatever replace_catalog does.
+        view = catalog if catalog is not None else self._catalog
+        call = CallRun(self, view, tool_name, caller, run, compensates)
         try:
-            outcome = run_.steps(arguments, idempotency_key)
+            outcome = call.steps(arguments, idempotency_key)
         except Stop as stop:
             outcome = stop.outcome
+        except Exception as exc:
+            # A defect here or in a hook that slipped past its guard: the call still
+            # ends with an outcome, its intent closed and its evidence written.
+            outcome = call.unexpected(exc)
         finally:
-            run_.release()
-        return run_.finish(outcome)
+            call.release()
+        return call.finish(outcome)

@@ -72,15 +72,17 @@ class IntentJournal(Protocol):
         """Publish ``intent``, or return the intent already recorded for the same
         (tool_id, caller, key_digest) within ``window`` seconds of
         ``intent.created_at``. One that closed without dispatch does not count.
-        Check and insert are one atomic step."""
+        An intent that is still open holds its key whatever its age. Check and
+        insert are one atomic step."""
         ...
 
     def find(self, tool_id: str, caller: str, key_digest: str, *, since: float) -> Intent | None:
         """The intent recorded for that key since ``since`` (read only)."""
         ...
 
-    def mark_dispatched(self, intent_id: str, at: float) -> None:
-        """Record that dispatch started (the backend may now act)."""
+    def mark_dispatched(self, intent_id: str, at: float) -> bool:
+        """Record that dispatch starts (the backend may now act). False when the
+        intent is no longer open (closed by a recovery): it must not be dispatched."""
         ...
 
     def close(self, intent_id: str, outcome: Mapping[str, Any], at: float) -> None:
@@ -163,7 +165,7 @@ class SQLiteJournal:
             self._db.close()
 
     def _live(self, row: tuple[Any, ...] | None, since: float) -> Intent | None:
-        if row is None or row[1] < since:
+        if row is None:
             return None
         found = self._db.execute(
             f"SELECT {_COLUMNS} FROM intents WHERE intent_id = ?", (row[0],)
@@ -171,6 +173,10 @@ class SQLiteJournal:
         if found is None:
             return None
         intent = _row_to_intent(found)
+        if intent.is_open:
+            return intent  # still running somewhere: never a second dispatch, whatever its age
+        if row[1] < since:
+            return None  # outside the window
         if intent.outcome is not None and intent.outcome.get("dispatched") is False:
             return None  # nothing happened: the key is free for a new attempt
         return intent
@@ -229,13 +235,14 @@ class SQLiteJournal:
         with self._lock:
             return self._live(self._key_row(tool_id, caller, key_digest), since)
 
-    def mark_dispatched(self, intent_id: str, at: float) -> None:
+    def mark_dispatched(self, intent_id: str, at: float) -> bool:
         with self._lock:
-            self._db.execute(
+            marked = self._db.execute(
                 "UPDATE intents SET dispatched_at = ? "
-                "WHERE intent_id = ? AND dispatched_at IS NULL",
+                "WHERE intent_id = ? AND dispatched_at IS NULL AND closed_at IS NULL",
                 (at, intent_id),
-            )
+            ).rowcount
+        return bool(marked == 1)
 
     def close(self, intent_id: str, outcome: Mapping[str, Any], at: float) -> None:
         text = json.dumps(outcome, ensure_ascii=False, allow_nan=False)

@@ -77,6 +77,8 @@ _MODEL_TEXT: Final[Mapping[str, str]] = {
     "output-invalid": "the tool ran but its output did not match its declared output schema",
     "interrupted": "the runtime stopped while the call was in flight; it may or may not have run",
     "interrupted-before-dispatch": "the runtime stopped before the call was made",
+    "intent-closed": "the call's record was closed by another runtime before it was made",
+    "internal-error": "the runtime failed unexpectedly",
     "compensation-unavailable": "the call cannot be compensated automatically",
     "intent-unknown": "there is no recorded call to compensate",
 }

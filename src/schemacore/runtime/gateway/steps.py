@@ -12,13 +12,14 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from ..catalog import AdmittedBundle, AdmittedTool
+from ..catalog import TOOL_NAME, AdmittedBundle, AdmittedTool
 from ..contract import ToolContract
 from ..errors import BoundaryError
 from ..issues import ISSUE_META_KEY, tool_error_result, validate_property_value, validate_tool_args
 from ..jsontext import parse_tool_args
 from .backends import Backend, DispatchRequest, Secret, run_attempt
 from .evidence import EVIDENCE_VERSION, audit_values, digest, payload_view, result_view
+from .frozen import freeze, thaw
 from .journal import Intent
 from .limiter import Slot
 from .outcome import GATEWAY_META_KEY, Status, ToolOutcome
@@ -30,6 +31,7 @@ if TYPE_CHECKING:
 __all__ = ["CallRun", "CatalogView", "Stop", "check_host_inputs", "iso_time"]
 
 _KEY_LIMIT = 256
+_TEXT_LIMIT = 256
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,6 +40,7 @@ class CatalogView:
 
     bundle: AdmittedBundle
     by_tool_id: Mapping[str, str]
+    contracts: Mapping[str, ToolContract]  # frozen snapshots, by tool name
 
 
 class Stop(Exception):
@@ -69,9 +72,15 @@ class _Holder:
             self._slot.release(refund=not self.dispatched)
 
 
-def _decided(answer: Decision | bool) -> Decision:
+def _text(value: Any) -> str | None:
+    """A hook's free text for the host's records: a string, capped, or nothing."""
+    return value[:_TEXT_LIMIT] if isinstance(value, str) else None
+
+
+def _decided(answer: Any) -> Decision:
+    """A hook's answer as a Decision; only ``True`` (or ``allowed=True``) allows."""
     if isinstance(answer, Decision):
-        return answer
+        return Decision(answer.allowed is True, _text(answer.reason), _text(answer.by))
     return Decision(answer is True)
 
 
@@ -98,8 +107,6 @@ def _result_problem(result: Any) -> str | None:
         return "content is not an array"
     if "isError" in result and not isinstance(result["isError"], bool):
         return "isError is not a boolean"
-    if "structuredContent" in result and not isinstance(result["structuredContent"], dict):
-        return "structuredContent is not an object"
     try:
         json.dumps(result, allow_nan=False)
     except (TypeError, ValueError, RecursionError):
@@ -137,6 +144,7 @@ class CallRun:
         self.holder: _Holder | None = None
         self.budget_taken = False
         self.output_issues: list[str] | None = None
+        self.at = "lookup"  # the step being run, for an unexpected failure
 
     # A stop at a step: the outcome, with the intent closed if one was published.
     def stop(
@@ -184,23 +192,32 @@ class CallRun:
     def steps(self, arguments: Any, idempotency_key: str | None) -> ToolOutcome:
         """Steps 1 to 10, in order; each one raises :class:`Stop` to end the call."""
         contract = self.look_up()
+        self.at = "arguments"
         request = self.check_arguments(contract, arguments, idempotency_key)
+        self.at = "authorization"
         self.authorize(request)
+        self.at = "intent"
         # A repeated idempotency key is answered from the journal here, before any
         # approval or budget is spent on a call that will not run again.
         window = float(contract["idempotency"].get("deduplicationWindowSeconds", self.g._window))
         seen = self.recorded(contract, window)
         if seen is not None:
             return self.replay(seen)
+        self.at = "approval"
         self.approve(request)
+        self.at = "budget"
         self.reserve(request)
+        self.at = "intent"
         existing = self.publish_intent(contract, window)
         if existing is not None:  # another call with this key got there first
             return self.replay(existing)
+        self.at = "credentials"
         credential = self.resolve_credentials(contract)
+        self.at = "egress"
         backend, dispatch = self.check_egress(request, credential)
+        self.at = "dispatch"
         try:
-            self.g._journal.mark_dispatched(dispatch.intent_id or "", self.g._clock())
+            marked = self.g._journal.mark_dispatched(dispatch.intent_id or "", self.g._clock())
         except Exception as exc:
             raise self.stop(
                 "dispatch",
@@ -208,7 +225,16 @@ class CallRun:
                 f"the dispatch could not be recorded ({type(exc).__name__})",
                 retryable=True,
             ) from None
+        if not marked:
+            # Another gateway with this owner name recovered (closed) the intent.
+            raise self.stop(
+                "intent",
+                "intent-closed",
+                "the intent was closed by another gateway before dispatch",
+                retryable=True,
+            )
         result, attempts = self.dispatch(backend, dispatch)
+        self.at = "output"
         self.check_output(result, attempts)
         return self.record(
             ToolOutcome(
@@ -231,8 +257,10 @@ class CallRun:
         """1. The tool is admitted, governed and not past its sunset."""
         self.admitted = self.catalog.bundle.registry.get(self.tool) if self.tool else None
         if self.admitted is None:
+            if not TOOL_NAME.fullmatch(self.tool):
+                self.tool = ""  # not even a tool name: nothing of it is echoed
             raise self.stop("lookup", "tool-unknown", "the tool is not in the admitted bundle")
-        self.contract = self.admitted.contract
+        self.contract = self.catalog.contracts.get(self.tool)
         if self.contract is None:
             raise self.stop("lookup", "tool-not-governed", "the tool has no contract")
         if _sunset_passed(self.contract, self.g._clock()):
@@ -263,6 +291,8 @@ class CallRun:
                 result=result,
             )
         self.args_digest = digest(arguments)
+        # From here on, everyone works on a snapshot of what was validated.
+        arguments = freeze(arguments)
         key = idempotency_key
         key_field = contract["idempotency"]["keyField"]
         if key is None and key_field is not None:
@@ -418,7 +448,7 @@ class CallRun:
         dispatch = DispatchRequest(
             tool=self.tool,
             tool_id=contract.tool_id,
-            arguments=request.arguments,
+            arguments=thaw(request.arguments),
             credential=credential,
             timeout=timeout_ms / 1000.0 if timeout_ms is not None else None,
             intent_id=self.intent_id,
@@ -446,17 +476,18 @@ class CallRun:
 
     def may_repeat_after_ambiguity(self) -> bool:
         """After a timeout or a lost backend the effect may have happened: repeat
-        only when the policy says so and a repeat cannot apply it twice (no side
-        effect, or the backend deduplicates on a key this call carries)."""
+        only when the policy says so and a repeat cannot apply it twice: no side
+        effect, or the tool deduplicates on its ``keyField`` and these arguments
+        carry it (a gateway-side ``idempotency_key`` is nothing the tool sees)."""
         assert self.contract is not None and self.request is not None
         contract = self.contract
         if not contract["retryPolicy"]["retryOnAmbiguousTimeout"]:
             return False
         if contract.side_effect_class == "none":
             return True
-        return (
-            bool(contract["idempotency"]["supported"]) and self.request.idempotency_key is not None
-        )
+        idempotency = contract["idempotency"]
+        key_field = idempotency["keyField"]
+        return bool(idempotency["supported"]) and key_field in self.request.arguments
 
     def dispatch(self, backend: Backend, dispatch: DispatchRequest) -> tuple[Any, int]:
         assert self.contract is not None and self.holder is not None
@@ -473,7 +504,11 @@ class CallRun:
         while True:
             attempt += 1
             self.holder.enter()
-            done = run_attempt(backend, replace(dispatch, attempt=attempt), self.holder.leave)
+            # Each attempt gets its own copy: what one attempt changes, the next never sees.
+            attempt_request = replace(
+                dispatch, attempt=attempt, arguments=thaw(self.request_arguments())
+            )
+            done = run_attempt(backend, attempt_request, self.holder.leave)
             last = attempt >= policy["maxAttempts"]
             if done.timed_out or done.error is not None:
                 if not last and self.may_repeat_after_ambiguity():
@@ -494,7 +529,7 @@ class CallRun:
                     attempts=attempt,
                 )
             if done.failure is not None:
-                code = done.failure.code
+                code = done.failure.code if isinstance(done.failure.code, str) else ""
                 if code in retry_codes and not last:
                     g._sleep(policy["backoffMs"] * 2 ** (attempt - 1) / 1000.0)
                     continue
@@ -541,6 +576,8 @@ class CallRun:
                     dispatched=True,
                     attempts=attempt,
                 )
+            # A private plain-JSON copy: the backend keeps no handle on what is recorded.
+            done.result = json.loads(json.dumps(done.result, allow_nan=False))
             if done.result.get("isError") is True:
                 # The tool ran and reported an error in the MCP way: its own words.
                 raise self.stop(
@@ -553,6 +590,25 @@ class CallRun:
                     result=done.result,
                 )
             return done.result, attempt
+
+    def request_arguments(self) -> Mapping[str, Any]:
+        assert self.request is not None
+        return self.request.arguments
+
+    def unexpected(self, exc: Exception) -> ToolOutcome:
+        """The outcome when something raised past every guard (a defect): ambiguous
+        once dispatch may have started, else a refusal; the intent is closed."""
+        dispatched = self.holder is not None and self.holder.dispatched
+        try:
+            raise self.stop(
+                self.at,
+                "internal-error",
+                f"the gateway failed unexpectedly ({type(exc).__name__})",
+                status="ambiguous" if dispatched else "refused",
+                dispatched=None if dispatched else False,
+            )
+        except Stop as stop:
+            return stop.outcome
 
     def check_output(self, result: Mapping[str, Any], attempts: int) -> None:
         assert self.admitted is not None
@@ -638,7 +694,7 @@ class CallRun:
         if self.journal_failed:
             record["journalFailed"] = True
         if contract is not None and self.request is not None:
-            arguments = self.request.arguments
+            arguments = thaw(self.request.arguments)
             record["audit"] = audit_values(contract, arguments)
             observability = contract["observability"]
             record["arguments"] = payload_view(
