@@ -17,10 +17,14 @@ names, generated identifiers and Python syntax.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from time import monotonic
+from typing import Any, NamedTuple
 
 from .compiler import Keyword, Node, SchemaContext, finite
 from .ecma262 import compile_pattern
+from .guard import too_deep
+from .keywords import expired
+from .keywords.core import memoised, recursion
 
 __all__ = ["HOT", "WORTH_WRITING", "generate_valid", "promote"]
 
@@ -38,6 +42,8 @@ _BRANCHES: tuple[tuple[type, str], ...] = (
     (_NONE, "null"),
 )
 _MISSING: Any = object()
+Tokens = tuple[str | int, ...]
+_REFERENCES = ("$ref", "$dynamicRef")
 
 
 class _Writer:
@@ -72,22 +78,48 @@ def _call(w: _Writer, indent: int, fn: Callable[[Any], bool], var: str) -> None:
     w.add(indent, f"if not {w.const(fn)}({var}): return False")
 
 
-def _node_call(w: _Writer, indent: int, node: Node, var: str) -> None:
-    while node.alias is not None:
-        node = node.alias
-    if node.trivial:
-        return
-    w.add(indent, f"if not {_branch_test(w, node)}({var}): return False")
+class _Edge(NamedTuple):
+    """Where a child edge leads: the node that does the work, past nodes that only
+    stand for another; and when the edge closes a cycle, the node it closes on (the
+    one the closures call, count and memoise under) and how a failure names it."""
+
+    node: Node
+    closing: Node | None = None
+    where: str = ""
 
 
-def _inlinable(node: Node, depth: int) -> bool:
-    return node.ready and node.inline_ok and node.context is not None and depth < _MAX_DEPTH
+def _edge(parent: Node, tokens: Tokens) -> _Edge:
+    """Follow a child edge of ``parent``: generated code counts the instance depth
+    where it closes a cycle, as the closures do (keywords.core)."""
+    node = parent.children[tokens]
+    closing, where = (node, _where(parent, tokens)) if tokens in parent.back else (None, "")
+    while True:
+        if node.alias is not None:
+            node = node.alias
+        elif node.only is not None and node.only in node.back and closing is None:
+            # A reference (or lone branch) that closes a cycle: the call through it.
+            where = _where(node, node.only)
+            node = closing = node.children[node.only]
+        else:
+            return _Edge(node, closing, where)
 
 
-def _emit_child(w: _Writer, indent: int, node: Node, var: str, depth: int) -> None:
+def _where(parent: Node, tokens: Tokens) -> str:
+    """How a failure names a cycle's closing edge: the reference keyword, or else the
+    schema it leads to (as keywords.core does)."""
+    if tokens[0] in _REFERENCES and parent.context is not None:
+        return parent.context.location(*tokens)
+    return parent.children[tokens].uri
+
+
+def _emit_child(
+    w: _Writer, indent: int, parent: Node, tokens: Tokens, var: str, depth: int
+) -> None:
     """Checks of a subschema on ``var``, inlined when small enough, else a call."""
-    while node.alias is not None:
-        node = node.alias
+    node, closing, where = _edge(parent, tokens)
+    if closing is not None:
+        _recursive_call(w, indent, node, closing, where, var)
+        return
     if node.trivial:
         return
     if node.boolean is False:
@@ -98,7 +130,37 @@ def _emit_child(w: _Writer, indent: int, node: Node, var: str, depth: int) -> No
         assert context is not None
         _emit_node(w, indent, node, context, var, depth + 1)
     else:
-        _node_call(w, indent, node, var)
+        w.add(indent, f"if not {_branch_test(w, parent, tokens)}({var}): return False")
+
+
+def _recursive_call(
+    w: _Writer, indent: int, node: Node, closing: Node, where: str, var: str
+) -> None:
+    """A call that closes a cycle, counting the depth in line: one Python frame per
+    level of recursion, the callee's."""
+    context = closing.context
+    assert context is not None, "only a schema object can be unfinished"
+    limit = context.options.limits.max_instance_depth
+    state = w.const(context.compiler.state)
+    depth, result = w.var(), w.var()
+    limit_name = w.const(limit)
+    w.add(indent, f"{state}.depth = {depth} = {state}.depth + 1")
+    w.add(
+        indent,
+        f"if {depth} > {limit_name}: raise {w.const(too_deep)}({limit_name}, {w.const(where)})",
+    )
+    if closing.memo:
+        # Keyed by the node the closures use, so both share the answers.
+        call = f"{w.const(memoised)}({state}, {w.const(closing)}, {var})"
+    else:
+        call = f"{w.const(node)}.valid({var})"
+    w.add(indent, f"try: {result} = {call}")
+    w.add(indent, f"finally: {state}.depth = {depth} - 1")
+    w.add(indent, f"if not {result}: return False")
+
+
+def _inlinable(node: Node, depth: int) -> bool:
+    return node.ready and node.inline_ok and node.context is not None and depth < _MAX_DEPTH
 
 
 _EXACT = frozenset(py_type for py_type, _ in _BRANCHES)
@@ -109,6 +171,16 @@ def _emit_node(
 ) -> None:
     """The checks of one schema object on the value in ``var``: fall through on
     success, ``return False`` on failure."""
+    if ctx.options.limits.time_budget is not None:
+        # Every schema object checks the deadline, inlined or not, as the closures do.
+        state = w.const(ctx.compiler.state)
+        w.add(indent, f"if {w.const(monotonic)}() > {state}.deadline:")
+        w.add(indent + 1, f"raise {w.const(expired)}({w.const(ctx)})")
+    if node.lone is not None:
+        # One keyword that applies to every value stands for the node: no dispatch
+        # (its subschemas check the type and floats themselves).
+        _emit_keyword(w, indent, node, ctx, node.keywords[node.lone], var, "", depth)
+        return
     types = node.types
     keywords = list(node.keywords.values())
     kind = w.var()
@@ -192,12 +264,12 @@ def _properties(
         value = w.var()
         if name in present:
             w.add(i, f"{value} = {x}[{w.const(name)}]")
-            _emit_child(w, i, child, value, d)
+            _emit_child(w, i, node, ("properties", name), value, d)
             continue
         w.add(i, f"{value} = {x}.get({w.const(name)}, _MISSING)")
         w.add(i, f"if {value} is not _MISSING:")
         mark = len(w.lines)
-        _emit_child(w, i + 1, child, value, d)
+        _emit_child(w, i + 1, node, ("properties", name), value, d)
         if len(w.lines) == mark:
             w.add(i + 1, "pass")
     return True
@@ -220,7 +292,7 @@ def _additional_properties(
     if ctx.active("patternProperties"):
         return False
     known = frozenset(ctx.schema["properties"]) if ctx.active("properties") else frozenset()
-    child = node.children[("additionalProperties",)]
+    child = _edge(node, ("additionalProperties",)).node
     if child.boolean is False:
         # The closure re-checks and refuses keys that are not strings.
         w.add(i, f"if not {w.const(known)}.issuperset({x}) and not {w.const(k.valid)}({x}):")
@@ -231,7 +303,7 @@ def _additional_properties(
     w.add(i + 1, f"if {key} not in {w.const(known)}:")
     # The closure refuses keys that are not strings.
     w.add(i + 2, f"if type({key}) is not str and not {w.const(k.valid)}({x}): return False")
-    _emit_child(w, i + 2, child, value, d)
+    _emit_child(w, i + 2, node, ("additionalProperties",), value, d)
     return True
 
 
@@ -240,11 +312,10 @@ def _items(
 ) -> bool:
     if ctx.active("prefixItems"):
         return False
-    child = node.children[("items",)]
     item = w.var()
     w.add(i, f"for {item} in {x}:")
     mark = len(w.lines)
-    _emit_child(w, i + 1, child, item, d)
+    _emit_child(w, i + 1, node, ("items",), item, d)
     if len(w.lines) == mark:
         w.add(i + 1, "pass")
     return True
@@ -312,17 +383,15 @@ def _enum(
 def _reference(
     w: _Writer, i: int, node: Node, ctx: SchemaContext, k: Keyword, x: str, t: str, d: int
 ) -> bool:
-    target = node.children[(k.name,)]
-    if not target.ready:
-        return False  # a recursive reference: its closure counts the depth
-    _emit_child(w, i, target, x, d)
+    _emit_child(w, i, node, (k.name,), x, d)
     return True
 
 
 def _all_of(
     w: _Writer, i: int, node: Node, ctx: SchemaContext, k: Keyword, x: str, t: str, d: int
 ) -> bool:
-    branches = [node.children[("allOf", index)] for index in range(len(ctx.schema["allOf"]))]
+    count = len(ctx.schema["allOf"])
+    branches = [node.children[("allOf", index)] for index in range(count)]
     dispatch = _discriminator(branches) if t == "object" else None
     if dispatch is not None:
         name, table = dispatch
@@ -332,8 +401,8 @@ def _all_of(
         w.add(i + 1, f"{then} = {w.const(table)}.get({tag})")
         w.add(i + 1, f"if {then} is not None and not {then}.valid({x}): return False")
         return True
-    for branch in branches:
-        _emit_child(w, i, branch, x, d)
+    for index in range(count):
+        _emit_child(w, i, node, ("allOf", index), x, d)
     return True
 
 
@@ -348,6 +417,8 @@ def _discriminator(branches: list[Node]) -> tuple[str, dict[str, Node]] | None:
         ctx = branch.context
         if ctx is None or branch.alias is not None or set(ctx.schema) != {"if", "then"}:
             return None
+        if branch.back:
+            return None  # its then is called as it is, so it must not close a cycle
         condition = branch.children.get(("if",))
         then = branch.children.get(("then",))
         if condition is None or then is None or condition.context is None:
@@ -399,10 +470,12 @@ _EMITTERS: dict[str, Emitter] = {
 }
 
 
-def _branch_test(w: _Writer, node: Node) -> str:
+def _branch_test(w: _Writer, parent: Node, tokens: Tokens) -> str:
     """An expression calling a subschema's current is_valid function."""
-    while node.alias is not None:
-        node = node.alias
+    node, closing, where = _edge(parent, tokens)
+    if closing is not None:
+        # An expression cannot count in line: the counting closure does it.
+        return w.const(recursion(closing, where)[0])
     if node.generated is not None:
         return w.const(node.generated)
     return f"{w.const(node)}.valid"
@@ -411,10 +484,11 @@ def _branch_test(w: _Writer, node: Node) -> str:
 def _any_of(
     w: _Writer, i: int, node: Node, ctx: SchemaContext, k: Keyword, x: str, t: str, d: int
 ) -> bool:
-    tests = [
-        f"{_branch_test(w, node.children[('anyOf', index)])}({x})"
-        for index in range(len(ctx.schema["anyOf"]))
-    ]
+    count = len(ctx.schema["anyOf"])
+    if count == 1:
+        _emit_child(w, i, node, ("anyOf", 0), x, d)
+        return True
+    tests = [f"{_branch_test(w, node, ('anyOf', index))}({x})" for index in range(count)]
     w.add(i, f"if not ({' or '.join(tests)}): return False")
     return True
 
@@ -422,10 +496,13 @@ def _any_of(
 def _one_of(
     w: _Writer, i: int, node: Node, ctx: SchemaContext, k: Keyword, x: str, t: str, d: int
 ) -> bool:
+    if len(ctx.schema["oneOf"]) == 1:
+        _emit_child(w, i, node, ("oneOf", 0), x, d)
+        return True
     count = w.var()
     w.add(i, f"{count} = 0")
     for index in range(len(ctx.schema["oneOf"])):
-        test = _branch_test(w, node.children[("oneOf", index)])
+        test = _branch_test(w, node, ("oneOf", index))
         w.add(i, f"if {test}({x}):")
         w.add(i + 1, f"if {count}: return False")
         w.add(i + 1, f"{count} = 1")
@@ -436,7 +513,7 @@ def _one_of(
 def _not(
     w: _Writer, i: int, node: Node, ctx: SchemaContext, k: Keyword, x: str, t: str, d: int
 ) -> bool:
-    w.add(i, f"if {_branch_test(w, node.children[('not',)])}({x}): return False")
+    w.add(i, f"if {_branch_test(w, node, ('not',))}({x}): return False")
     return True
 
 
@@ -445,16 +522,16 @@ def _if(
 ) -> bool:
     then = node.children.get(("then",))
     otherwise = node.children.get(("else",))
-    w.add(i, f"if {_branch_test(w, node.children[('if',)])}({x}):")
+    w.add(i, f"if {_branch_test(w, node, ('if',))}({x}):")
     mark = len(w.lines)
     if then is not None:
-        _emit_child(w, i + 1, then, x, d)
+        _emit_child(w, i + 1, node, ("then",), x, d)
     if len(w.lines) == mark:
         w.add(i + 1, "pass")
     if otherwise is not None:
         w.add(i, "else:")
         mark = len(w.lines)
-        _emit_child(w, i + 1, otherwise, x, d)
+        _emit_child(w, i + 1, node, ("else",), x, d)
         if len(w.lines) == mark:
             w.add(i + 1, "pass")
     return True
@@ -469,7 +546,7 @@ def _dependent_schemas(
             continue
         w.add(i, f"if {w.const(name)} in {x}:")
         mark = len(w.lines)
-        _emit_child(w, i + 1, child, x, d)
+        _emit_child(w, i + 1, node, ("dependentSchemas", name), x, d)
         if len(w.lines) == mark:
             w.add(i + 1, "pass")
     return True
@@ -500,10 +577,19 @@ def promote(nodes: list[Node]) -> None:
     bind (or inline) its children's generated code.
     """
     for node in reversed(nodes):
+        if node.only is not None:
+            continue  # generated code goes straight to the node it stands for
         if node.inline_ok and node.generated is None and node.context is not None:
             generated = generate_valid(node, node.context)
             node.generated = generated
             node.valid = generated
+    for node in nodes:
+        target = node
+        while target.alias is not None:
+            target = target.alias
+        if target is not node and target.generated is not None:
+            # Calls through the node (a validator's root, a reference cell) too.
+            node.valid = target.generated
 
 
 def generate_valid(node: Node, ctx: SchemaContext) -> Callable[[Any], bool]:

@@ -46,6 +46,10 @@ ValidFn = Callable[[Any], bool]
 ErrorsFn = Callable[[Any, Path, Path], Iterator[ValidationError]]
 
 
+# Where Node.paths stops counting (far beyond any Limits value that makes sense).
+_MANY_PATHS = 1 << 62
+
+
 class Evaluated:
     """Evaluated properties and items of one instance location (for ``unevaluated*``)."""
 
@@ -149,6 +153,22 @@ def leftover_errors(
         yield from child_errors(x[member], (ipath, member), here)
 
 
+def locate(
+    failure: ExecutionFailure, child_errors: ErrorsFn, x: Any, ipath: Path, kpath: Path
+) -> ExecutionFailure:
+    """Locate a failure of the fast path on ``x`` (a member or item at ``ipath``):
+    a value outside the JSON data model is met again, with its location, by the
+    error path; anything else is located at ``x``."""
+    if failure.limit == "json_data_model" and not failure.location:
+        try:
+            for _ in child_errors(x, ipath, kpath):
+                pass
+        except ExecutionFailure as exact:
+            return exact
+    failure.location = failure.location or to_pointer(ipath)
+    return failure
+
+
 def assertion(
     name: str,
     applies_to: str | None,
@@ -176,6 +196,7 @@ class Node:
 
     __slots__ = (
         "alias",
+        "back",
         "boolean",
         "children",
         "closure_valid",
@@ -184,6 +205,10 @@ class Node:
         "generated",
         "inline_ok",
         "keywords",
+        "lone",
+        "memo",
+        "only",
+        "paths",
         "ready",
         "track",
         "trivial",
@@ -202,6 +227,14 @@ class Node:
         self.context: SchemaContext | None = None
         self.keywords: dict[str, Keyword] = {}
         self.children: dict[tuple[str | int, ...], Node] = {}
+        # The children that were still being compiled when this node bound them: the
+        # edges that close a cycle. Every cycle has one, so counting the instance
+        # depth on them (and nowhere else) bounds every recursion.
+        self.back: set[tuple[str | int, ...]] = set()
+        # Whether calls through those edges into this node memoise is_valid results,
+        # because the cycle can apply it to one value more than once (recursion.py).
+        self.memo = False
+        self.paths = 1
         self.types: frozenset[str] | None = None
         # The closure-built fast path, kept beside generated code as its fallback;
         # inline_ok when generated code may copy this node's checks into a parent.
@@ -212,6 +245,12 @@ class Node:
         # target of a node that is only a (non-recursive) reference.
         self.generated: ValidFn | None = None
         self.alias: Node | None = None
+        # The name of the lone keyword that stands for the whole node, if any (no type
+        # dispatch of its own: see keywords._PASS_THROUGH), and the child tokens of
+        # the one subschema it stands for, if it applies just one; alias is that
+        # subschema when it was finished before this node.
+        self.lone: str | None = None
+        self.only: tuple[str | int, ...] | None = None
         self.valid: ValidFn = _unfinished
         self.errors: ErrorsFn = _unfinished_errors
         self.track: TrackFn = _unfinished_track
@@ -295,6 +334,7 @@ class SchemaContext:
     """What a keyword compiler sees: its schema object, its location, its compiler."""
 
     __slots__ = (
+        "back",
         "base",
         "children",
         "compiler",
@@ -326,6 +366,7 @@ class SchemaContext:
         self.tracking = tracking
         self.key = key
         self.children: dict[tuple[str | int, ...], Node] = {}
+        self.back: set[tuple[str | int, ...]] = set()
 
     @property
     def options(self) -> Options:
@@ -350,7 +391,13 @@ class SchemaContext:
         node = self.compiler.node(
             value, self.base, self.pointer_to(*tokens), self.dialect, self.scope, False, None
         )
+        return self._child(tokens, node)
+
+    def _child(self, tokens: tuple[str | int, ...], node: Node) -> Node:
         self.children[tokens] = node
+        if not node.ready:
+            # Still being compiled: an ancestor, so this edge closes a cycle.
+            self.back.add(tokens)
         return node
 
     def inplace(self, value: Any, *tokens: str | int, tracking: bool | None = None) -> Node:
@@ -364,8 +411,7 @@ class SchemaContext:
             self.tracking if tracking is None else tracking,
             self.key,
         )
-        self.children[tokens] = node
-        return node
+        return self._child(tokens, node)
 
     def reference(self, target: Target, keyword: str) -> Node:
         """Compile the target of a reference keyword, in place."""
@@ -378,8 +424,7 @@ class SchemaContext:
             self.tracking,
             self.key,
         )
-        self.children[(keyword,)] = node
-        return node
+        return self._child((keyword,), node)
 
     def resolve(self, reference: str, keyword: str) -> Target:
         uri = join(self.base, reference)
@@ -403,6 +448,8 @@ class Compiler:
         self._dialects: dict[str, Dialect] = {}
         self.references = 0
         self.promoted = False
+        # Whether some node memoises is_valid answers (see recursion.mark_fan_out).
+        self.memoises = False
         # How many schema objects are being compiled, one inside the other.
         self._depth = 0
         # Shared by every closure of this validator; see guard.CallState.
@@ -526,6 +573,7 @@ class Compiler:
         else:
             context = SchemaContext(self, value, base, pointer, dialect, scope, tracking, key)
             context.children = node.children
+            context.back = node.back
             node.context = context
             from .keywords import build_node
 
@@ -541,6 +589,14 @@ class Compiler:
                 )
             build_node(node, context)
             self._depth -= 1
+            # Evaluation paths through the subschemas, cycles cut at their closing
+            # edges: what one value can be checked against is at most this many,
+            # which spares recursion.check_child_fan_out its work when it is small.
+            back = node.back
+            paths = 1 + sum(
+                child.paths for tokens, child in node.children.items() if tokens not in back
+            )
+            node.paths = paths if paths < _MANY_PATHS else _MANY_PATHS
         node.ready = True
         return node
 

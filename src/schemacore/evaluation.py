@@ -18,6 +18,7 @@ from typing import Any
 from .compiler import Node, SchemaContext, type_matches
 from .errors import ValidationError
 from .jsonvalue import json_type, type_name
+from .keywords.core import count_repeat
 from .pointer import escape
 from .resources import ARRAY, MAPPING, SINGLE
 
@@ -94,6 +95,8 @@ class _Evaluation:
         self.current: list[Unit] | None = None
 
     def node(self, node: Node, x: Any, ipath: str, kpath: str) -> Unit:
+        if node.memo:
+            count_repeat(node, x, ipath)
         unit = Unit(kpath, node.uri, ipath)
         if node.boolean is not None:
             if not node.boolean:

@@ -24,6 +24,19 @@ class CallState(threading.local):
 
     depth = 0
     deadline = math.inf
+    # (id(node), id(value)) -> (value, is_valid answer), for the nodes that memoise
+    # (see keywords.core.memoised); None until one does, cleared after each call.
+    memo: dict[tuple[int, int], tuple[Any, bool]] | None = None
+    # The same nodes on the error and evaluation paths: (id(node), id(value)) -> value
+    # for each application, and how many applications repeated an earlier one.
+    applied: dict[tuple[int, int], Any] | None = None
+    repeats = 0
+
+    def forget(self) -> None:
+        """Drop what the memoising nodes kept of the last call's instance."""
+        self.memo = None
+        self.applied = None
+        self.repeats = 0
 
 
 def non_json(value: Any, path: Path = None) -> ExecutionFailure:
@@ -117,10 +130,10 @@ def _too_deep(limit: int, path: Path) -> ExecutionFailure:
 
 def too_deep(limit: int, reference: str, where: str = "") -> ExecutionFailure:
     """Recursion through the schema went deeper than the instance depth limit, at the
-    recursive ``reference`` (a schema URI) and instance location ``where`` if known."""
+    recursive ``reference`` or schema (a URI) and instance location ``where`` if known."""
     return ExecutionFailure(
         f"validation recursed deeper than max_instance_depth={limit} "
-        f"(through the reference at {reference})",
+        f"(through the schema at {reference})",
         location=where,
         schema_location=reference,
         limit="max_instance_depth",

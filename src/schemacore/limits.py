@@ -31,13 +31,19 @@ class Limits:
         max_inplace_applications: most subschemas one value can be checked against
             in place (allOf, anyOf, oneOf, not, if/then/else, dependentSchemas,
             references), counted through shared subschemas; bounds schemas whose
-            references fan out exponentially.
+            references fan out exponentially. Also through keywords that apply
+            subschemas to the same children (items and contains, say), counted
+            through nested schemas. A recursive schema that applies itself to a child
+            more than once is answered by ``is_valid`` with each answer per value
+            remembered; its error and evaluation paths, whose reports grow
+            exponentially, fail once they have repeated this many applications.
 
     Instance (checked while validating):
-        max_instance_depth: how many recursive references may be nested while
-            validating one instance. Only a recursive schema can descend without
-            bound (anything else descends at most as deep as the schema itself), so
-            this bounds the depth of instance the validator walks into.
+        max_instance_depth: how many recursive applications (through a reference
+            or subschema that leads back to a schema being applied) may be nested
+            while validating one instance. Only a recursive schema can descend
+            without bound (anything else descends at most as deep as the schema
+            itself), so this bounds the depth of instance the validator walks into.
         max_instance_nodes: when set, the instance is walked once before validation
             and refused if it has more values than this, or is nested deeper than
             ``max_instance_depth``, or holds anything outside the JSON data model

@@ -14,6 +14,7 @@ from .evaluation import evaluate_node
 from .guard import CallState, scan_instance
 from .limits import Limits
 from .output import Evaluation
+from .recursion import check_child_fan_out, mark_fan_out
 from .relevance import best_match
 from .resources import Index, bundled_metaschemas
 from .uri import join, split_fragment
@@ -41,6 +42,7 @@ class Validator:
         "_calls",
         "_compiler",
         "_loader",
+        "_memoises",
         "_node",
         "_options",
         "_registry",
@@ -55,6 +57,7 @@ class Validator:
     _options: Options
     _registry: Mapping[str, Any] | None
     _loader: Callable[[str], Any] | None
+    _memoises: bool
     _schema: Any
 
     def __init__(
@@ -84,6 +87,7 @@ class Validator:
         # is_valid calls and seconds so far (mutable: the validator itself is frozen).
         set_attr(self, "_calls", [0, 0.0])
         set_attr(self, "_state", compiler.state)
+        set_attr(self, "_memoises", compiler.memoises)
         set_attr(self, "_options", options)
         set_attr(self, "_registry", registry)
         set_attr(self, "_loader", loader)
@@ -115,17 +119,22 @@ class Validator:
             _too_deep("the instance")
         finally:
             state.depth = 0
+            if self._memoises:
+                state.forget()  # the memo holds parts of the instance
 
     def iter_errors(self, instance: Any) -> Iterator[ValidationError]:
         """Yield every way in which ``instance`` fails the schema (none if valid).
 
         Raises ExecutionFailure, like ``is_valid``, when evaluation cannot finish.
         """
-        self._start(instance)
+        state = self._start(instance)
         try:
             yield from self._node.errors(instance, None, None)
         except RecursionError:
             _too_deep("the instance")
+        finally:
+            if self._memoises:
+                state.forget()
 
     def _promote(self) -> None:
         """Replace closures with generated code now (tests use it to check both)."""
@@ -143,6 +152,8 @@ class Validator:
             _too_deep("the instance")
         finally:
             state.depth = 0
+            if self._memoises:
+                state.forget()
         calls[0] += 1
         calls[1] += perf_counter() - started
         if calls[0] >= HOT or calls[1] > WORTH_WRITING:
@@ -155,6 +166,9 @@ class Validator:
         limits = self._options.limits
         state = self._state
         state.depth = 0
+        if self._memoises:
+            # Answers of an earlier call may not hold: the caller can change values.
+            state.forget()
         if limits.time_budget is not None:
             state.deadline = monotonic() + limits.time_budget
         if limits.max_instance_nodes is not None:
@@ -180,11 +194,14 @@ class Validator:
         """
         valid = self.is_valid(instance)
         errors = [] if valid else list(self.iter_errors(instance))
-        self._start(instance)
+        state = self._start(instance)
         try:
             tree = evaluate_node(self._node, instance)
         except RecursionError:
             _too_deep("the instance")
+        finally:
+            if self._memoises:
+                state.forget()
         return Evaluation(valid, errors, tree)
 
     def __reduce__(self) -> tuple[Any, ...]:
@@ -290,6 +307,9 @@ def _compile_document(
         _check_schema_document(schema, registry, loader, "the schema")
     node = compiler.node(schema, base, "", dialect, (), False, None)
     compiler.check_progress()
+    nodes = compiler.nodes
+    check_child_fan_out(node, nodes, options.limits.max_inplace_applications)
+    compiler.memoises = mark_fan_out(nodes)
     if check_schema:
         # Documents pulled in through references are schemas too.
         for uri, document in index.loaded:

@@ -89,6 +89,17 @@ def test_conditions_without_required_are_not_dispatched() -> None:
         {"if": {"type": "string"}, "then": {"minLength": 2}, "else": {"type": "integer"}},
         {"type": "integer"},
         {"$defs": {"p": {"type": "number"}}, "properties": {"a": {"$ref": "#/$defs/p"}}},
+        # A lone applicator stands for its node; one branch stands for the applicator.
+        {"anyOf": [{"type": "string"}, {"items": {"type": "integer"}}]},
+        {"oneOf": [{"type": "array", "maxItems": 1}, {"items": {"enum": ["x"]}}]},
+        {"anyOf": [{"minLength": 2}]},
+        {"oneOf": [{"properties": {"n": {"minimum": 2}}}]},
+        {"allOf": [{"not": {"type": "null"}}]},
+        # Recursion: through a reference, a lone branch, a reference with siblings.
+        {"anyOf": [{"type": "string"}, {"type": "array", "items": {"$ref": "#"}}]},
+        {"items": {"anyOf": [{"$ref": "#"}]}, "maxItems": 2},
+        {"items": {"$ref": "#", "maxItems": 1}},
+        {"$defs": {"n": {"properties": {"n": {"$ref": "#"}}}}, "$ref": "#/$defs/n"},
     ],
 )
 def test_generated_code_agrees_with_the_closures(schema: Any) -> None:
@@ -107,3 +118,18 @@ def test_non_json_values_fail_closed_on_both_paths() -> None:
             validator.is_valid({"a": float("nan")})
         with pytest.raises(schemacore.ExecutionFailure):
             validator.is_valid({"a": (1, 2)})
+
+
+def test_time_budget_holds_in_generated_code() -> None:
+    # Each schema object checks the deadline, inlined into its parent's code or not.
+    schema = {"type": "array", "items": {"properties": {"a": {"type": "integer"}}}}
+    limits = schemacore.Limits(time_budget=0.01)
+    closures = schemacore.compile(schema, limits=limits)
+    generated = schemacore.compile(schema, limits=limits)
+    generated._promote()
+    instance = [{"a": i} for i in range(1_000_000)]
+    for validator in (closures, generated):
+        with pytest.raises(schemacore.ExecutionFailure) as caught:
+            validator.is_valid(instance)
+        assert caught.value.limit == "time_budget"
+        assert validator.is_valid([{"a": 1}])

@@ -93,13 +93,21 @@ RECURSIVE: dict[str, tuple[Any, Any]] = {
         {"dependentSchemas": {"a": {"properties": {"a": {"$ref": "#"}}}}},
         nested_object,
     ),
+    # A reference beside other keywords: generated code must not inline through it.
+    "ref-with-siblings": ({"items": {"$ref": "#", "type": "array"}}, nested_list),
+    # Recursion closed by a subschema rather than by a reference.
+    "tracking-branch": (
+        {
+            "$defs": {"n": {"type": "array", "items": {"$ref": "#/$defs/n"}}},
+            "anyOf": [{"$ref": "#/$defs/n"}],
+            "unevaluatedItems": False,
+        },
+        nested_list,
+    ),
 }
 # (schema id, call id) pairs that currently hit Python's recursion limit first.
-HITS_PYTHON_LIMIT = {
-    (name, path)
-    for name in ("anyOf",)
-    for path in ("is_valid", "warm", "iter_errors", "validate")
-}
+# (anyOf used to be here, until generated code counted the depth in line.)
+HITS_PYTHON_LIMIT: set[tuple[str, str]] = set()
 
 
 def deep_cases(known: set[tuple[str, str]] | None = None) -> list[Any]:
@@ -191,6 +199,17 @@ def test_validator_is_usable_after_a_depth_failure() -> None:
             list(errors)
         assert validator.is_valid(nested_list(MODERATE))
         assert not validator.is_valid(nested_list(MODERATE, "x"))
+
+
+@pytest.mark.parametrize("call", PATHS)
+@pytest.mark.parametrize("name", RECURSIVE)
+def test_max_instance_depth_is_never_passed(name: str, call: Call) -> None:
+    # Just past the limit, and well within Python's: only the count can stop it.
+    schema, make = RECURSIVE[name]
+    failure = expect_failure(
+        call, schemacore.compile(schema), make(DEFAULTS.max_instance_depth + 10)
+    )
+    assert failure.limit == "max_instance_depth"
 
 
 def test_max_instance_depth_is_the_same_boundary_on_every_path() -> None:
@@ -314,12 +333,6 @@ def test_moderately_deep_instances_validate(schema: Any, make: Any, step: str, c
         assert bad_answer is False
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="recursion that alternates anyOf, $ref, allOf and not/not uses so many Python "
-    "frames per level that a 200-deep instance (within max_instance_depth=256) fails with "
-    "ExecutionFailure(limit='recursion') under the default recursion limit",
-)
 def test_moderately_deep_instance_through_every_applicator() -> None:
     schema = {
         "$defs": {
@@ -529,39 +542,142 @@ def test_exponential_reference_fan_out_fails_closed_at_default_limits() -> None:
     assert finishes_in_a_child(fan_out(40), 1, 3 * QUICK)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="at the default Limits (time_budget=None) nothing bounds a recursive schema "
-    "that applies itself twice to each child: {'items': {'$ref': '#'}, 'contains': "
-    "{'$ref': '#'}} makes is_valid on a 40-deep list (40 values, within "
-    "max_instance_depth) take 2**40 steps; max_inplace_applications counts only "
-    "in-place applications, and only an explicit time_budget stops it",
-)
-@pytest.mark.parametrize(
-    ("schema", "instance"),
-    [
-        pytest.param(
-            {"items": {"$ref": "#"}, "contains": {"$ref": "#"}}, nested_list(40, 1), id="array"
-        ),
-        pytest.param(
-            {"properties": {"a": {"$ref": "#"}}, "patternProperties": {"^a": {"$ref": "#"}}},
-            nested_object(40, 1),
-            id="object",
-        ),
-    ],
-)
-def test_fan_out_through_children_fails_closed_at_default_limits(
-    schema: Any, instance: Any
-) -> None:
-    assert finishes_in_a_child(schema, instance, 3 * QUICK)
+# Recursive schemas that apply themselves twice to each child: 2**depth applications
+# for a 40-deep instance, unless the answers per value are remembered.
+CHILD_FAN_OUT: list[Any] = [
+    pytest.param(
+        {"items": {"$ref": "#"}, "contains": {"$ref": "#"}}, nested_list, id="items-contains"
+    ),
+    pytest.param(
+        {"properties": {"a": {"$ref": "#"}}, "patternProperties": {"^a": {"$ref": "#"}}},
+        nested_object,
+        id="properties-patternProperties",
+    ),
+    pytest.param(
+        {"allOf": [{"items": {"$ref": "#"}}, {"items": {"$ref": "#"}}]},
+        nested_list,
+        id="allOf-twice",
+    ),
+    pytest.param(
+        {
+            "$defs": {"twice": {"items": {"$ref": "#"}}},
+            "anyOf": [{"$ref": "#/$defs/twice"}, {"$ref": "#/$defs/twice"}],
+        },
+        nested_list,
+        id="shared-definition",
+    ),
+    pytest.param(
+        {
+            "$defs": {"n": {"items": {"$ref": "#"}, "contains": {"$ref": "#"}}},
+            "$ref": "#/$defs/n",
+        },
+        nested_list,
+        id="through-a-root-reference",
+    ),
+]
 
 
-def test_fan_out_through_children_is_bounded_by_the_time_budget() -> None:
-    validator = schemacore.compile(
-        {"items": {"$ref": "#"}, "contains": {"$ref": "#"}}, limits=Limits(time_budget=0.2)
-    )
-    for call in PATHS:
-        expect_failure(call, validator, nested_list(40, 1), limit="time_budget")
+@pytest.mark.parametrize(("schema", "make"), CHILD_FAN_OUT)
+def test_fan_out_through_children_finishes_at_default_limits(schema: Any, make: Any) -> None:
+    assert finishes_in_a_child(schema, make(40, 1), 3 * QUICK)
+
+
+@pytest.mark.parametrize("call", CALLS)
+@pytest.mark.parametrize(("schema", "make"), CHILD_FAN_OUT)
+def test_fan_out_through_children_is_answered(schema: Any, make: Any, call: Call) -> None:
+    # Each value is checked once against each recursive subschema: a quick, right
+    # answer on every path; the same schema still rejects what it should.
+    validator = schemacore.compile({**schema, "type": ["array", "object", "integer"]})
+    with within(QUICK):
+        assert call(validator, make(40, 1)) in (True, [], None)
+        # (A deep invalid instance has exponentially many errors: see below.)
+        invalid = make(40 if call in PATHS[:2] else 3, "x")
+        assert call(validator, invalid) not in (True, [], None)
+
+
+def test_fan_out_through_children_memoises_only_where_it_can_repeat() -> None:
+    # Ordinary recursive schemas, whose cycles never reach one value twice, pay nothing.
+    for schema in (
+        {"items": {"$ref": "#"}},
+        {"properties": {"left": {"$ref": "#"}, "right": {"$ref": "#"}}},
+        {"prefixItems": [{"$ref": "#"}], "items": {"$ref": "#"}},
+        {"anyOf": [{"items": {"$ref": "#"}}, {"additionalProperties": {"$ref": "#"}}]},
+        {"properties": {"a": {"$ref": "#"}}, "additionalProperties": {"$ref": "#"}},
+    ):
+        assert not schemacore.compile(schema)._compiler.memoises, schema
+    for param in CHILD_FAN_OUT:
+        schema = param.values[0]
+        assert schemacore.compile(schema)._compiler.memoises, schema
+
+
+@pytest.mark.parametrize("call", PATHS)
+def test_remembered_answers_last_one_call(call: Call) -> None:
+    # A value the caller changes between two calls is checked again; nothing of the
+    # instance is kept once the call returns.
+    schema = {"type": ["array", "integer"], "items": {"$ref": "#"}, "contains": {"$ref": "#"}}
+    validator = schemacore.compile(schema)
+    instance = nested_list(6, 1)  # (deep invalid ones have too many errors to list)
+    assert call(validator, instance) in (True, [])
+    innermost = instance
+    while isinstance(innermost[0], list):
+        innermost = innermost[0]
+    innermost[0] = "x"
+    assert call(validator, instance) not in (True, [])
+    innermost[0] = 2
+    assert call(validator, instance) in (True, [])
+    state = validator._state
+    assert state.memo is None and state.applied is None
+
+
+def test_fan_out_through_children_errors_fail_closed() -> None:
+    # Every level is invalid: a complete error report doubles with each level, so
+    # the error and evaluation paths count the repeated applications.
+    schema = {"type": "array", "items": {"$ref": "#"}, "contains": {"$ref": "#"}}
+    limits = Limits(max_inplace_applications=1000)
+    validator = schemacore.compile(schema, limits=limits)
+    instance = nested_list(40, 1)
+    with within(QUICK):
+        assert validator.is_valid(instance) is False
+    for call in (call_iter_errors, lambda v, i: v.evaluate(i)):
+        failure = expect_failure(call, validator, instance, limit="max_inplace_applications")
+        assert failure.value == 1000
+        assert failure.location.startswith("/0")
+    # A shallow instance is reported in full.
+    errors = list(validator.iter_errors(nested_list(3, 1)))
+    assert {error.keyword for error in errors} == {"type", "contains"}
+    assert not validator.evaluate(nested_list(3, 1)).valid
+
+
+def chained_fan_out(levels: int) -> dict[str, Any]:
+    """Each definition applies the next one to the items twice, without a cycle."""
+    defs: dict[str, Any] = {
+        f"d{i}": {"items": {"$ref": f"#/$defs/d{i + 1}"}, "contains": {"$ref": f"#/$defs/d{i + 1}"}}
+        for i in range(levels)
+    }
+    defs[f"d{levels}"] = {"type": "integer"}
+    return {"$defs": defs, "$ref": "#/$defs/d0"}
+
+
+def test_fan_out_through_children_without_a_cycle_fails_closed_at_compile() -> None:
+    # Nothing to memoise: the applications per value are counted at compile time.
+    with within(QUICK), pytest.raises(ExecutionFailure) as caught:
+        schemacore.compile(chained_fan_out(40))
+    assert caught.value.limit == "max_inplace_applications"
+    assert caught.value.value == DEFAULTS.max_inplace_applications
+    assert caught.value.location.startswith("/$defs/")
+    validator = schemacore.compile(chained_fan_out(8))
+    assert validator.is_valid(nested_list(8, 1))
+    assert not validator.is_valid(nested_list(8, "x"))
+    with pytest.raises(ExecutionFailure):
+        schemacore.compile(chained_fan_out(8), limits=Limits(max_inplace_applications=100))
+
+
+def test_fan_out_through_children_errors_are_bounded_by_the_time_budget() -> None:
+    schema = {"type": "array", "items": {"$ref": "#"}, "contains": {"$ref": "#"}}
+    validator = schemacore.compile(schema, limits=Limits(time_budget=0.2))
+    with within(QUICK):
+        assert validator.is_valid(nested_list(40, 1)) is False
+    expect_failure(call_iter_errors, validator, nested_list(40, 1), limit="time_budget")
 
 
 # -- long $ref chains -----------------------------------------------------------------
@@ -646,7 +762,6 @@ BRANCHES: list[Any] = [
     pytest.param(
         {"anyOf": [DEEP_REF, {"type": "string"}], "unevaluatedItems": False},
         id="anyOf-tracking",
-        marks=STACK_BOUND,
     ),
     pytest.param(
         {"not": {"anyOf": [{"type": "string"}, {"oneOf": [DEEP_REF, False]}]}}, id="nested"

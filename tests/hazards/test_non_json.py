@@ -184,27 +184,7 @@ def test_non_json_value_nested_raises(schema: Any, instance: Any, call: Call) ->
     expect_failure(call, schemacore.compile(schema), instance, limit="json_data_model")
 
 
-# Still reported at the nearest enclosing object or array rather than the value itself.
-_UNLOCATED = {
-    "contains": "contains looks for a matching item with the fast path only, so the error "
-    "path does not reach the item with its location",
-    "unevaluatedProperties": "unevaluatedProperties checks the leftover members with the "
-    "fast path only, so the error path reports the object, not the member",
-}
-
-
-@pytest.mark.parametrize(
-    "nesting",
-    [
-        pytest.param(
-            name,
-            marks=[pytest.mark.xfail(strict=True, reason=_UNLOCATED[name])]
-            if name in _UNLOCATED
-            else [],
-        )
-        for name in NESTINGS
-    ],
-)
+@pytest.mark.parametrize("nesting", list(NESTINGS))
 def test_non_json_value_nested_is_located(nesting: str) -> None:
     wrap, place, location = NESTINGS[nesting]
     validator = schemacore.compile(wrap({"minimum": 0}))

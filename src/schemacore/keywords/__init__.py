@@ -32,7 +32,7 @@ from ..jsonvalue import type_name
 from ..paths import Path, to_pointer
 from . import applicator, content, core, format, unevaluated, validation
 
-__all__ = ["KEYWORDS", "VOCABULARY_OF", "build_node"]
+__all__ = ["KEYWORDS", "VOCABULARY_OF", "build_node", "expired"]
 
 Compile = Callable[[SchemaContext, Any], "Keyword | None"]
 
@@ -132,33 +132,35 @@ def _finite_then_false(x: Any) -> bool:
 _FINITE = Keyword("finite", "float", finite, _finite_errors, cost=0)
 
 
+def expired(ctx: SchemaContext) -> ExecutionFailure:
+    """The failure for a validation call that ran out of its time budget at ``ctx``."""
+    budget = ctx.options.limits.time_budget
+    return ExecutionFailure(
+        f"validation took longer than time_budget={budget} s",
+        schema_location=ctx.location(),
+        limit="time_budget",
+        value=budget,
+    )
+
+
 def _add_deadline(node: Node, ctx: SchemaContext) -> None:
     """Wrap the node so that each entry checks the call's deadline."""
     state = ctx.compiler.state
-    budget = ctx.options.limits.time_budget
     inner_valid, inner_errors, inner_track = node.valid, node.errors, node.track
-
-    def expired() -> ExecutionFailure:
-        return ExecutionFailure(
-            f"validation took longer than time_budget={budget} s",
-            schema_location=ctx.location(),
-            limit="time_budget",
-            value=budget,
-        )
 
     def valid(x: Any) -> bool:
         if monotonic() > state.deadline:
-            raise expired()
+            raise expired(ctx)
         return inner_valid(x)
 
     def errors(x: Any, ipath: Path, kpath: Path) -> Iterator[ValidationError]:
         if monotonic() > state.deadline:
-            raise expired()
+            raise expired(ctx)
         return inner_errors(x, ipath, kpath)
 
     def track(x: Any, acc: Evaluated) -> bool:
         if monotonic() > state.deadline:
-            raise expired()
+            raise expired(ctx)
         return inner_track(x, acc)
 
     node.valid, node.errors, node.track = valid, errors, track
@@ -227,14 +229,27 @@ def _fuse(
         # node: no dispatch, and one Python frame less per level of recursion. Its
         # target checks floats itself.
         only = rest[0]
-        target = ctx.children.get((only.name,))
-        if target is not None and target.ready:
-            node.alias = target
-        node.valid = only.valid
+        node.lone = only.name
+        valid = only.valid
+        tokens: tuple[str | int, ...] = (only.name,)
+        if only.name not in _REFERENCES and len(ctx.schema[only.name]) == 1:
+            # One branch of allOf, anyOf or oneOf answers for them (not so their errors).
+            tokens = (only.name, 0)
+        target = ctx.children.get(tokens)
+        if target is not None:
+            node.only = tokens
+            if target.ready:
+                node.alias = target
+                valid = target.valid
+            elif len(tokens) == 2:
+                valid = core.call_valid(target)
+        node.valid = node.closure_valid = valid
         node.errors = only.errors
         node.track = (
             only.track if tracking and only.track is not None else _track_as_valid(only.valid)
         )
+        # Generated code writes the keyword alone, without a type dispatch.
+        node.inline_ok = True
         return
 
     def lookup(x: Any) -> type:

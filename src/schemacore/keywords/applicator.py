@@ -13,9 +13,17 @@ from collections.abc import Callable, Iterator
 from itertools import islice
 from typing import Any
 
-from ..compiler import Evaluated, Keyword, Node, SchemaContext, leftover_errors, make_error
+from ..compiler import (
+    Evaluated,
+    Keyword,
+    Node,
+    SchemaContext,
+    leftover_errors,
+    locate,
+    make_error,
+)
 from ..ecma262 import PatternError, compile_pattern
-from ..errors import ValidationError
+from ..errors import ExecutionFailure, ValidationError
 from ..guard import non_string_key
 from ..paths import Path
 from .core import call_errors, call_track, call_valid
@@ -434,8 +442,19 @@ def compile_contains(ctx: SchemaContext, value: Any) -> Keyword | None:
         def valid(x: Any) -> bool:
             return minimum <= matches(x) <= high
 
+    def located_matches(x: Any, ipath: Path, kpath: Path) -> int:
+        # matches(), with a failure on an item located where the item is.
+        found = 0
+        for index, item in enumerate(x):
+            try:
+                if check(item):
+                    found += 1
+            except ExecutionFailure as exc:
+                raise locate(exc, child_errors, item, (ipath, index), (kpath, "contains")) from None
+        return found
+
     def errors(x: Any, ipath: Path, kpath: Path) -> Iterator[ValidationError]:
-        found = matches(x)
+        found = located_matches(x, ipath, kpath)
         if found < minimum:
             if low is None:
                 message = "the array contains no item that matches the contains schema"

@@ -13,12 +13,21 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from ..compiler import Evaluated, Keyword, Node, SchemaContext, make_error
-from ..errors import ValidationError
-from ..guard import too_deep
+from ..errors import ExecutionFailure, ValidationError
+from ..guard import CallState, too_deep
 from ..paths import Path, to_pointer
 from ..resources import Target
 
-__all__ = ["call_errors", "call_track", "call_valid", "compile_boolean", "compile_ref"]
+__all__ = [
+    "call_errors",
+    "call_track",
+    "call_valid",
+    "compile_boolean",
+    "compile_ref",
+    "count_repeat",
+    "memoised",
+    "recursion",
+]
 
 
 def _true(x: Any) -> bool:
@@ -57,39 +66,29 @@ def compile_boolean(node: Node, value: bool) -> None:
     node.valid, node.errors, node.track = _false, errors, _track_false
 
 
-# A node may still be under construction when a recursive reference reaches it;
-# these bind its finished closure directly when they can, and call through the node
-# (a reference cell) when they cannot.
+# A node may still be under construction when a keyword binds it: it is then an
+# ancestor, and the edge closes a cycle (every cycle of the schema has such an edge).
+# These bind a finished node's closure directly, and call an unfinished one through
+# the node (a reference cell) with the instance depth counted: only recursion can
+# descend without bound, so this is the one place that needs to count it.
 
 
 def call_valid(node: Node) -> Callable[[Any], bool]:
     if node.ready:
         return node.valid
-
-    def valid(x: Any) -> bool:
-        return node.valid(x)
-
-    return valid
+    return recursion(node)[0]
 
 
 def call_track(node: Node) -> Callable[[Any, Evaluated], bool]:
     if node.ready:
         return node.track
-
-    def track(x: Any, acc: Evaluated) -> bool:
-        return node.track(x, acc)
-
-    return track
+    return recursion(node)[2]
 
 
 def call_errors(node: Node) -> Callable[[Any, Path, Path], Iterator[ValidationError]]:
     if node.ready:
         return node.errors
-
-    def errors(x: Any, ipath: Path, kpath: Path) -> Iterator[ValidationError]:
-        return node.errors(x, ipath, kpath)
-
-    return errors
+    return recursion(node)[1]
 
 
 def _reference(ctx: SchemaContext, name: str, target: Target) -> Keyword:
@@ -100,9 +99,7 @@ def _reference(ctx: SchemaContext, name: str, target: Target) -> Keyword:
         node_errors = node.errors
         track = node.track
     else:
-        # The target is still being compiled: this reference closes a cycle, the only
-        # way validation can recurse without bound, so it counts the depth here.
-        valid, node_errors, track = _recursive(ctx, name, node)
+        valid, node_errors, track = recursion(node, ctx.location(name))
 
     def errors(x: Any, ipath: Path, kpath: Path) -> Iterator[ValidationError]:
         return node_errors(x, ipath, (kpath, name))
@@ -114,29 +111,35 @@ def _reference(ctx: SchemaContext, name: str, target: Target) -> Keyword:
 _DEEP_ENOUGH = 32
 
 
-def _recursive(
-    ctx: SchemaContext, name: str, node: Node
+def recursion(
+    node: Node, where: str | None = None
 ) -> tuple[
     Callable[[Any], bool],
     Callable[[Any, Path, Path], Iterator[ValidationError]],
     Callable[[Any, Evaluated], bool],
 ]:
-    state = ctx.compiler.state
-    limit = ctx.options.limits.max_instance_depth
-    where = ctx.location(name)
-
+    """The three products of ``node`` called through an edge that closes a cycle:
+    each level of recursion counts against max_instance_depth. ``where`` names the
+    edge (a reference keyword) in a failure; the target's location by default."""
+    ctx = node.context
+    assert ctx is not None, "only schema objects can be unfinished"
     compiler = ctx.compiler
+    state = compiler.state
+    limit = ctx.options.limits.max_instance_depth
+    location = where or node.uri
 
     def valid(x: Any) -> bool:
         depth = state.depth + 1
         if depth > limit:
-            raise too_deep(limit, where)
+            raise too_deep(limit, location)
         if depth == _DEEP_ENOUGH and not compiler.promoted:
             # Generated code takes fewer Python frames per level: switch to it now,
             # so deep instances reach max_instance_depth before Python's own limit.
             compiler.promote()
         state.depth = depth
         try:
+            if node.memo:
+                return memoised(state, node, x)
             return node.valid(x)
         finally:
             state.depth = depth - 1
@@ -144,7 +147,7 @@ def _recursive(
     def track(x: Any, acc: Evaluated) -> bool:
         depth = state.depth + 1
         if depth > limit:
-            raise too_deep(limit, where)
+            raise too_deep(limit, location)
         state.depth = depth
         try:
             return node.track(x, acc)
@@ -158,11 +161,65 @@ def _recursive(
         while link is not None:
             depth += 1
             if depth > limit:
-                raise too_deep(limit, where, to_pointer(ipath))
+                raise too_deep(limit, location, to_pointer(ipath))
             link = link[0]
+        if node.memo:
+            count_repeat(node, x, ipath)
         return node.errors(x, ipath, kpath)
 
     return valid, errors, track
+
+
+def count_repeat(node: Node, x: Any, ipath: Path | str) -> None:
+    """Count an application of a memoising node on the error or evaluation path.
+
+    Those paths cannot share results (each report has its own locations), and what
+    they report doubles with each level where the schema applies itself to a child
+    twice: repeated applications count against max_inplace_applications.
+    """
+    ctx = node.context
+    assert ctx is not None
+    state = ctx.compiler.state
+    applied = state.applied
+    if applied is None:
+        applied = state.applied = {}
+    key = (id(node), id(x))
+    if key not in applied:
+        applied[key] = x  # kept alive: its id stays its own during the call
+        return
+    state.repeats += 1
+    limit = ctx.options.limits.max_inplace_applications
+    if state.repeats > limit:
+        raise ExecutionFailure(
+            f"validation applied recursive subschemas to values they had already been "
+            f"applied to more than max_inplace_applications={limit} times (a schema that "
+            f"applies itself to a child more than once reports exponentially many errors)",
+            location=ipath if isinstance(ipath, str) else to_pointer(ipath),
+            schema_location=node.uri,
+            limit="max_inplace_applications",
+            value=limit,
+        )
+
+
+def memoised(state: CallState, node: Node, x: Any) -> bool:
+    """``node.valid(x)``, computed once per value in one validation call.
+
+    For the targets of cycles that can apply them to one value more than once
+    (``{"items": {"$ref": "#"}, "contains": {"$ref": "#"}}``), which would otherwise
+    take time exponential in the depth of the instance. A node's answer depends only
+    on the value: dynamic scope is resolved at compile time. The entry keeps ``x``
+    alive, so its id cannot be reused by another value during the call.
+    """
+    memo = state.memo
+    if memo is None:
+        memo = state.memo = {}
+    key = (id(node), id(x))
+    hit = memo.get(key)
+    if hit is not None:
+        return hit[1]
+    result = node.valid(x)
+    memo[key] = (x, result)
+    return result
 
 
 def compile_ref(ctx: SchemaContext, value: Any) -> Keyword:

@@ -175,9 +175,10 @@ def fold(node: Node, ctx: SchemaContext, keyword: Keyword) -> Keyword | None:
             return True
 
         def errors(x: Any, ipath: Path, kpath: Path) -> Iterator[ValidationError]:
-            unexpected = [key for key in left(x) if value is False or not check(x[key])]
+            # Each leftover member's own errors (none when it is valid), so that a
+            # failure inside one is located there.
             yield from leftover_errors(
-                "unevaluatedProperties", value, x, unexpected, child_errors, ipath, kpath, absolute
+                "unevaluatedProperties", value, x, left(x), child_errors, ipath, kpath, absolute
             )
 
         def track(x: Any, acc: Evaluated) -> bool:
