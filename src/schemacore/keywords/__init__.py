@@ -26,6 +26,7 @@ from ..compiler import (
     finite,
     make_error,
 )
+from ..display import show
 from ..errors import ExecutionFailure, ValidationError
 from ..guard import non_json
 from ..jsonvalue import type_name
@@ -174,7 +175,7 @@ def _integer_check(ctx: SchemaContext, types: frozenset[str]) -> Keyword:
     def errors(x: Any, ipath: Path, kpath: Path) -> Iterator[ValidationError]:
         if not x.is_integer():
             yield make_error(
-                f"{x!r} is not of type {expected}", "type", x, ipath, (kpath, "type"), absolute
+                f"{show(x)} is not of type {expected}", "type", x, ipath, (kpath, "type"), absolute
             )
 
     return Keyword("type", "float", _is_integral, errors, cost=0)

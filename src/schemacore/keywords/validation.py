@@ -11,6 +11,7 @@ from fractions import Fraction
 from typing import Any
 
 from ..compiler import Keyword, SchemaContext, assertion, make_error
+from ..display import show
 from ..ecma262 import PatternError, compile_pattern
 from ..errors import ValidationError
 from ..jsonvalue import JSON_TYPES, json_key
@@ -46,11 +47,6 @@ def _count(ctx: SchemaContext, keyword: str, value: Any) -> int:
 # -- any type ---------------------------------------------------------------------
 
 
-def _show(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 80 else text[:77] + "..."
-
-
 def compile_const(ctx: SchemaContext, value: Any) -> Keyword:
     if isinstance(value, str):
 
@@ -72,7 +68,7 @@ def compile_const(ctx: SchemaContext, value: Any) -> Keyword:
         "const",
         None,
         valid,
-        lambda x: f"the value must be {_show(value)}",
+        lambda x: f"the value must be {show(value)}",
         ctx.location("const"),
         cost=5,
     )
@@ -89,7 +85,7 @@ def compile_enum(ctx: SchemaContext, value: Any) -> Keyword:
             return x in strings
         return json_key(x) in keys
 
-    shown = ", ".join(_show(member) for member in value[:10])
+    shown = ", ".join(show(member) for member in value[:10])
     if len(value) > 10:
         shown += ", ..."
     return assertion(
@@ -133,7 +129,7 @@ def compile_multiple_of(ctx: SchemaContext, value: Any) -> Keyword:
         "multipleOf",
         "number",
         valid,
-        lambda x: f"{x!r} is not a multiple of {divisor!r}",
+        lambda x: f"{show(x)} is not a multiple of {show(divisor)}",
         ctx.location("multipleOf"),
         cost=8,
     )
@@ -149,7 +145,12 @@ def _bound(
             return test(x, limit)
 
         return assertion(
-            name, "number", valid, lambda x: f"{x!r} is {words} {limit!r}", ctx.location(name), 2
+            name,
+            "number",
+            valid,
+            lambda x: f"{show(x)} is {words} {show(limit)}",
+            ctx.location(name),
+            2,
         )
 
     return compile_bound

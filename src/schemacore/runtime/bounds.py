@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import re
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, NamedTuple
@@ -85,7 +86,16 @@ _SCHEMA = _Codes(
     "schema-value-not-json",
 )
 
+_LOG10_2 = math.log10(2)
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _too_long_for_text(value: int) -> bool:
+    """Python refuses to write integers of more than ``sys.get_int_max_str_digits()``
+    digits as text: such a value could not have come from JSON text and cannot be
+    logged, hashed as JSON or quoted, so it is refused like NaN."""
+    limit = sys.get_int_max_str_digits()
+    return bool(limit) and value.bit_length() * _LOG10_2 >= limit - 1
 
 
 def _tokens(chain: _Chain, shown: Callable[[str], bool]) -> list[str | int]:
@@ -171,8 +181,15 @@ def _walk(
             else:
                 for index in range(len(item) - 1, -1, -1):
                     stack.append((item[index], (chain, index), depth + 1))
-        elif item is None or isinstance(item, (bool, int)):
+        elif item is None or isinstance(item, bool):
             continue
+        elif isinstance(item, int):
+            if _too_long_for_text(item):
+                raise fail(
+                    codes.not_json,
+                    f"{codes.what} hold an integer too long to write as JSON text",
+                    chain,
+                )
         elif isinstance(item, float):
             if not math.isfinite(item):
                 raise fail(
