@@ -339,6 +339,7 @@ class SchemaContext:
         "children",
         "compiler",
         "dialect",
+        "fragment",
         "key",
         "pointer",
         "schema",
@@ -365,6 +366,7 @@ class SchemaContext:
         self.scope = scope
         self.tracking = tracking
         self.key = key
+        self.fragment: str | None = None
         self.children: dict[tuple[str | int, ...], Node] = {}
         self.back: set[tuple[str | int, ...]] = set()
 
@@ -374,7 +376,11 @@ class SchemaContext:
 
     def location(self, *tokens: str | int) -> str:
         """The absolute URI of a keyword (or a place inside it) of this schema."""
-        return f"{self.base}#{as_fragment(self.pointer + format_pointer(tokens))}"
+        # Percent-encoding works character by character, so the schema's own part is
+        # encoded once and the keyword's part appended.
+        if self.fragment is None:
+            self.fragment = f"{self.base}#{as_fragment(self.pointer)}"
+        return self.fragment + as_fragment(format_pointer(tokens))
 
     def pointer_to(self, *tokens: str | int) -> str:
         return self.pointer + format_pointer(tokens)

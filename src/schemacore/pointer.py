@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from typing import Any
 from urllib.parse import quote
@@ -27,6 +28,11 @@ def escape(token: str | int) -> str:
 
 def format_pointer(tokens: Iterable[str | int]) -> str:
     """Join reference tokens into a JSON Pointer string ("" is the root)."""
+    if isinstance(tokens, tuple) and len(tokens) == 1:
+        # The common case when compiling: one keyword name, nothing to escape.
+        (token,) = tokens
+        if type(token) is str and "~" not in token and "/" not in token:
+            return "/" + token
     return "".join("/" + escape(token) for token in tokens)
 
 
@@ -35,8 +41,13 @@ def format_pointer(tokens: Iterable[str | int]) -> str:
 _FRAGMENT_SAFE = "/?:@!$&'()*+,;=-._~"
 
 
+_PLAIN_FRAGMENT = re.compile(r"[A-Za-z0-9/?:@!$&'()*+,;=._~-]*")
+
+
 def as_fragment(pointer: str) -> str:
     """A JSON Pointer written as a URI fragment (percent-encoded where needed)."""
+    if _PLAIN_FRAGMENT.fullmatch(pointer):
+        return pointer  # nothing to encode: the common case, without quote()'s cost
     return quote(pointer, safe=_FRAGMENT_SAFE)
 
 

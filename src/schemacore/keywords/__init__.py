@@ -181,43 +181,22 @@ def _integer_check(ctx: SchemaContext, types: frozenset[str]) -> Keyword:
     return Keyword("type", "float", _is_integral, errors, cost=0)
 
 
+# The Python types each ``applies_to`` of a keyword covers.
+_PY_TYPES_OF: dict[str, tuple[type, ...]] = {
+    "float": (float,),
+    **{
+        json_type: tuple(t for t in _PY_TYPES if _JSON_OF[t] == json_type)
+        for json_type in set(_JSON_OF.values())
+    },
+}
+
+
 def _fuse(
     node: Node, ctx: SchemaContext, keywords: list[Keyword], types: frozenset[str] | None
 ) -> None:
     given = [k for k in keywords if k.errors_given is not None]
     plain = [k for k in keywords if k.errors_given is None]
     tracking = ctx.tracking or bool(given)
-    type_location = ctx.location("type")
-    expected = describe_types(types) if types is not None else ""
-
-    # Values: a tuple of checks, or None where the type keyword rejects that type.
-    valid_table: dict[type, Any] = {}
-    errors_table: dict[type, tuple[bool, tuple[Keyword, ...]]] = {}
-    track_table: dict[type, tuple[tuple[Any, ...], tuple[Any, ...]] | None] = {}
-    for py_type in _PY_TYPES:
-        json_type = _JSON_OF[py_type]
-        type_ok = types is None or json_type in types
-        if not type_ok and json_type == "number" and "integer" in types:  # type: ignore[operator]
-            type_ok = True
-        applicable = tuple(
-            k
-            for k in plain
-            if k.applies_to is None
-            or k.applies_to == json_type
-            or (k.applies_to == "float" and py_type is float)
-        )
-        errors_table[py_type] = (type_ok, applicable if type_ok else _untyped(applicable))
-        if not type_ok:
-            valid_table[py_type] = (_finite_then_false,) if py_type is float else None
-            track_table[py_type] = ((_finite_then_false,), ()) if py_type is float else None
-            continue
-        valid_table[py_type] = tuple(k.valid for k in applicable)
-        if tracking:
-            trackers = tuple(k.track for k in applicable if k.track is not None)
-            checks = tuple(k.valid for k in applicable if k.track is None)
-            uneval = tuple(k.track for k in given if k.applies_to == json_type and k.track)
-            track_table[py_type] = (checks, trackers + uneval)
-
     if types is None and all(k is _FINITE for k in keywords):
         node.trivial = True
         node.valid = _always_true
@@ -252,6 +231,44 @@ def _fuse(
         # Generated code writes the keyword alone, without a type dispatch.
         node.inline_ok = True
         return
+
+    type_location = ctx.location("type")
+    expected = describe_types(types) if types is not None else ""
+
+    # The keywords that apply to each Python type, in cost order, in one pass.
+    per_type: dict[type, list[Keyword]] = {py_type: [] for py_type in _PY_TYPES}
+    untyped: list[Keyword] = []
+    for k in plain:
+        if k.applies_to is None:
+            untyped.append(k)
+            for bucket in per_type.values():
+                bucket.append(k)
+        else:
+            for py_type in _PY_TYPES_OF[k.applies_to]:
+                per_type[py_type].append(k)
+    only_untyped = tuple(untyped)
+
+    # Values: a tuple of checks, or None where the type keyword rejects that type.
+    valid_table: dict[type, Any] = {}
+    errors_table: dict[type, tuple[bool, tuple[Keyword, ...]]] = {}
+    track_table: dict[type, tuple[tuple[Any, ...], tuple[Any, ...]] | None] = {}
+    for py_type in _PY_TYPES:
+        json_type = _JSON_OF[py_type]
+        type_ok = types is None or json_type in types
+        if not type_ok and json_type == "number" and "integer" in types:  # type: ignore[operator]
+            type_ok = True
+        applicable = tuple(per_type[py_type])
+        errors_table[py_type] = (type_ok, applicable if type_ok else only_untyped)
+        if not type_ok:
+            valid_table[py_type] = (_finite_then_false,) if py_type is float else None
+            track_table[py_type] = ((_finite_then_false,), ()) if py_type is float else None
+            continue
+        valid_table[py_type] = tuple(k.valid for k in applicable)
+        if tracking:
+            trackers = tuple(k.track for k in applicable if k.track is not None)
+            checks = tuple(k.valid for k in applicable if k.track is None)
+            uneval = tuple(k.track for k in given if k.applies_to == json_type and k.track)
+            track_table[py_type] = (checks, trackers + uneval)
 
     def lookup(x: Any) -> type:
         kind = type(x)
@@ -379,10 +396,6 @@ def _fuse(
     node.closure_valid = valid
     node.valid = valid
     node.inline_ok = not given
-
-
-def _untyped(keywords: tuple[Keyword, ...]) -> tuple[Keyword, ...]:
-    return tuple(k for k in keywords if k.applies_to is None)
 
 
 def _track_as_valid(valid: Callable[[Any], bool]) -> Callable[[Any, Evaluated], bool]:
