@@ -334,6 +334,14 @@ def _size(op: str) -> Emitter:
     return emit
 
 
+def _unique_items(
+    w: _Writer, i: int, node: Node, ctx: SchemaContext, k: Keyword, x: str, t: str, d: int
+) -> bool:
+    # Most arrays are too short to hold a duplicate: no call for them.
+    w.add(i, f"if len({x}) > 1 and not {w.const(k.valid)}({x}): return False")
+    return True
+
+
 def _bound(op: str) -> Emitter:
     def emit(
         w: _Writer, i: int, node: Node, ctx: SchemaContext, k: Keyword, x: str, t: str, d: int
@@ -463,6 +471,7 @@ _EMITTERS: dict[str, Emitter] = {
     "exclusiveMinimum": _bound(">"),
     "exclusiveMaximum": _bound("<"),
     "pattern": _pattern,
+    "uniqueItems": _unique_items,
     "enum": _enum,
     "$ref": _reference,
     "$dynamicRef": _reference,

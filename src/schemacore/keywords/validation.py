@@ -239,6 +239,10 @@ def compile_unique_items(ctx: SchemaContext, value: Any) -> Keyword | None:
     def valid(x: Any) -> bool:
         if len(x) < 2:
             return True
+        kinds = set(map(type, x))
+        if len(kinds) == 1 and (str in kinds or int in kinds):
+            # Only strings, or only integers: Python's equality is JSON's.
+            return len(set(x)) == len(x)
         keys = [json_key(item) for item in x]
         try:
             return len(set(keys)) == len(keys)
