@@ -21,6 +21,9 @@ from .uri import join, split_fragment
 
 __all__ = ["Validator", "compile", "is_valid", "validate"]
 
+# Limits are frozen: one default instance spares every compile its field checks.
+_DEFAULT_LIMITS = Limits()
+
 _METASCHEMA_URI = "https://json-schema.org/draft/2020-12/schema"
 
 
@@ -77,7 +80,7 @@ class Validator:
         options = Options(
             format_assertion=bool(format_assertion),
             content_assertion=bool(content_assertion),
-            limits=limits if limits is not None else Limits(),
+            limits=limits if limits is not None else _DEFAULT_LIMITS,
             formats=dict(formats or {}),
         )
         node, compiler = _build(schema, registry, loader, options, _check_schema)
