@@ -9,6 +9,8 @@
   admission, strict or quarantine.
 * :func:`validate_tool_args` / :func:`format_tool_arg_issues` /
   :func:`tool_error_result`: value-safe issues a model can act on.
+* :class:`Gateway` (``schemacore.runtime.gateway``): the execution gateway that
+  enforces the contracts at call time (see ``docs/gateway.md``).
 
 The runtime uses the engine only through ``schemacore``'s public API; the engine
 knows nothing of it. See ``docs/runtime.md`` for the codes and the order of checks.
@@ -39,6 +41,16 @@ from .contract import (
     validate_contract,
 )
 from .errors import EXECUTION_FAILURE, UNSUPPORTED_CAPABILITY, VALIDATION, BoundaryError
+from .gateway import (
+    Decision,
+    FunctionBackend,
+    Gateway,
+    GatewayConfigError,
+    IntentJournal,
+    SQLiteJournal,
+    ToolFailure,
+    ToolOutcome,
+)
 from .issues import (
     ToolArgIssue,
     ToolArgValidationResult,
@@ -65,12 +77,20 @@ __all__ = [
     "CatalogCheckpoint",
     "CatalogEvent",
     "ContractError",
+    "Decision",
     "Diagnostic",
+    "FunctionBackend",
+    "Gateway",
+    "GatewayConfigError",
+    "IntentJournal",
+    "SQLiteJournal",
     "ToolArgIssue",
     "ToolArgValidationResult",
     "ToolCatalog",
     "ToolContract",
     "ToolDescriptor",
+    "ToolFailure",
+    "ToolOutcome",
     "ToolSchema",
     "check_contract_upgrade",
     "format_tool_arg_issues",
