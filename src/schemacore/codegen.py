@@ -314,6 +314,26 @@ def _items(
     if ctx.active("prefixItems"):
         return False
     item = w.var()
+    target, closing, where = _edge(node, ("items",))
+    if closing is not None and not closing.memo:
+        # Every item is one level deeper: count the level once around the loop, not
+        # once per item (only for a non-empty array, as the per-item count would).
+        context = closing.context
+        assert context is not None
+        state = w.const(context.compiler.state)
+        limit = w.const(context.options.limits.max_instance_depth)
+        level = w.var()
+        w.add(i, f"if {x}:")
+        w.add(i + 1, f"{state}.depth = {level} = {state}.depth + 1")
+        w.add(
+            i + 1,
+            f"if {level} > {limit}: raise {w.const(too_deep)}({limit}, {w.const(where)})",
+        )
+        w.add(i + 1, "try:")
+        w.add(i + 2, f"for {item} in {x}:")
+        w.add(i + 3, f"if not {w.const(target)}.valid({item}): return False")
+        w.add(i + 1, f"finally: {state}.depth = {level} - 1")
+        return True
     w.add(i, f"for {item} in {x}:")
     mark = len(w.lines)
     _emit_child(w, i + 1, node, ("items",), item, d)
