@@ -10,24 +10,10 @@ import pytest
 
 import schemacore
 from schemacore import ExecutionFailure, SchemaCoreError
+from tests.hazards.support import nested_list, nested_object
 
 ITEMS_RECURSION = {"items": {"$ref": "#"}}
 DEEP = 10_000
-
-
-def nested_list(depth: int, leaf: Any = None) -> Any:
-    """``depth`` arrays inside each other; the innermost holds ``leaf`` if given."""
-    value: Any = [] if leaf is None else [leaf]
-    for _ in range(depth - 1):
-        value = [value]
-    return value
-
-
-def nested_object(depth: int, leaf: Any = None) -> Any:
-    value: Any = {} if leaf is None else {"a": leaf}
-    for _ in range(depth - 1):
-        value = {"a": value}
-    return value
 
 
 def assert_execution_failure(validator: schemacore.Validator, instance: Any) -> None:

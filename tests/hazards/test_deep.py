@@ -49,17 +49,6 @@ def recursion_limit_untouched() -> Any:
     assert sys.getrecursionlimit() == RECURSION_LIMIT
 
 
-# Python frames per level of recursion differ by schema shape: recursion through some
-# in-place applicators exhausts Python's default recursion limit before
-# max_instance_depth=256 is reached.
-STACK_BOUND = pytest.mark.xfail(
-    strict=True,
-    reason="recursion through this schema uses more Python frames per level than the "
-    "default max_instance_depth=256 allows under the default recursion limit: Python's "
-    "limit is hit first and the ExecutionFailure names limit='recursion' (not a Limits "
-    "field; value None, location '') instead of max_instance_depth",
-)
-
 # Recursive schemas, with how to build instances that descend through them.
 RECURSIVE: dict[str, tuple[Any, Any]] = {
     "items": ({"items": {"$ref": "#"}}, nested_list),
@@ -105,20 +94,14 @@ RECURSIVE: dict[str, tuple[Any, Any]] = {
         nested_list,
     ),
 }
-# (schema id, call id) pairs that currently hit Python's recursion limit first.
-# (anyOf used to be here, until generated code counted the depth in line.)
-HITS_PYTHON_LIMIT: set[tuple[str, str]] = set()
 
 
-def deep_cases(known: set[tuple[str, str]] | None = None) -> list[Any]:
-    """Every recursive schema with every call, marked where ``known`` says it fails."""
+def deep_cases() -> list[Any]:
+    """Every recursive schema with every call."""
     cases = []
     for name, (schema, make) in RECURSIVE.items():
         for call in CALLS:
-            marks = [STACK_BOUND] if known and (name, call.id) in known else []
-            cases.append(
-                pytest.param(schema, make, *call.values, id=f"{name}-{call.id}", marks=marks)
-            )
+            cases.append(pytest.param(schema, make, *call.values, id=f"{name}-{call.id}"))
     return cases
 
 
@@ -133,7 +116,7 @@ def test_very_deep_instance_fails_quickly(schema: Any, make: Any, call: Call) ->
     assert not isinstance(failure, RecursionError)
 
 
-@pytest.mark.parametrize(("schema", "make", "call"), deep_cases(HITS_PYTHON_LIMIT))
+@pytest.mark.parametrize(("schema", "make", "call"), deep_cases())
 def test_very_deep_instance_names_max_instance_depth(schema: Any, make: Any, call: Call) -> None:
     failure = expect_failure(call, schemacore.compile(schema), make(DEEP))
     assert failure.limit == "max_instance_depth", failure
@@ -290,25 +273,13 @@ MODERATE_CASES: dict[str, tuple[Any, Any, str]] = {
     ),
 }
 MODERATE_PATHS = [*CALLS[:3]]  # is_valid (cold and warm), iter_errors
-# (case, path) pairs where a 200-deep instance currently runs out of Python stack.
-# (dependentSchemas used to be here, until generated code inlined it.)
-MODERATE_KNOWN: set[tuple[str, str]] = set()
-MODERATE_BOUND = pytest.mark.xfail(
-    strict=True,
-    reason="recursion through this schema shape uses so many Python frames per level "
-    "that a 200-deep instance (within max_instance_depth=256) fails with "
-    "ExecutionFailure(limit='recursion') under the default recursion limit",
-)
 
 
 def moderate_cases() -> list[Any]:
     cases = []
     for name, (schema, make, step) in MODERATE_CASES.items():
         for path in MODERATE_PATHS:
-            marks = [MODERATE_BOUND] if (name, path.id) in MODERATE_KNOWN else []
-            cases.append(
-                pytest.param(schema, make, step, *path.values, id=f"{name}-{path.id}", marks=marks)
-            )
+            cases.append(pytest.param(schema, make, step, *path.values, id=f"{name}-{path.id}"))
     return cases
 
 

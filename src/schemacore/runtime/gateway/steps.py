@@ -99,19 +99,19 @@ def _sunset_passed(contract: ToolContract, now: float) -> bool:
     return moment.astimezone(UTC).timestamp() <= now
 
 
-def _result_problem(result: Any) -> str | None:
-    """Why a backend's answer is not an MCP CallToolResult the gateway can pass on."""
+def _plain_result(result: Any) -> tuple[dict[str, Any] | None, str]:
+    """A backend's answer as a private plain-JSON copy (the backend keeps no handle
+    on what is recorded), or why it is not an MCP CallToolResult to pass on."""
     if not isinstance(result, Mapping):
-        return "the backend answered something other than an object"
+        return None, "the backend answered something other than an object"
     if "content" in result and not isinstance(result["content"], list):
-        return "content is not an array"
+        return None, "content is not an array"
     if "isError" in result and not isinstance(result["isError"], bool):
-        return "isError is not a boolean"
+        return None, "isError is not a boolean"
     try:
-        json.dumps(result, allow_nan=False)
+        return json.loads(json.dumps(result, allow_nan=False)), ""
     except (TypeError, ValueError, RecursionError):
-        return "the result is not JSON"
-    return None
+        return None, "the result is not JSON"
 
 
 class CallRun:
@@ -145,6 +145,7 @@ class CallRun:
         self.budget_taken = False
         self.output_issues: list[str] | None = None
         self.at = "lookup"  # the step being run, for an unexpected failure
+        self.journal_failed = False
 
     # A stop at a step: the outcome, with the intent closed if one was published.
     def stop(
@@ -186,8 +187,6 @@ class CallRun:
                 # The intent stays open: a restart reports it as ambiguous, never re-runs it.
                 self.journal_failed = True
         return outcome
-
-    journal_failed = False
 
     def steps(self, arguments: Any, idempotency_key: str | None) -> ToolOutcome:
         """Steps 1 to 10, in order; each one raises :class:`Stop` to end the call."""
@@ -448,7 +447,7 @@ class CallRun:
         dispatch = DispatchRequest(
             tool=self.tool,
             tool_id=contract.tool_id,
-            arguments=thaw(request.arguments),
+            arguments=request.arguments,  # read-only here; each attempt gets a copy
             credential=credential,
             timeout=timeout_ms / 1000.0 if timeout_ms is not None else None,
             intent_id=self.intent_id,
@@ -505,9 +504,7 @@ class CallRun:
             attempt += 1
             self.holder.enter()
             # Each attempt gets its own copy: what one attempt changes, the next never sees.
-            attempt_request = replace(
-                dispatch, attempt=attempt, arguments=thaw(self.request_arguments())
-            )
+            attempt_request = replace(dispatch, attempt=attempt, arguments=thaw(dispatch.arguments))
             done = run_attempt(backend, attempt_request, self.holder.leave)
             last = attempt >= policy["maxAttempts"]
             if done.timed_out or done.error is not None:
@@ -566,8 +563,8 @@ class CallRun:
                         },
                     },
                 )
-            problem = _result_problem(done.result)
-            if problem is not None:
+            result, problem = _plain_result(done.result)
+            if result is None:
                 raise self.stop(
                     "dispatch",
                     "result-invalid",
@@ -576,9 +573,7 @@ class CallRun:
                     dispatched=True,
                     attempts=attempt,
                 )
-            # A private plain-JSON copy: the backend keeps no handle on what is recorded.
-            done.result = json.loads(json.dumps(done.result, allow_nan=False))
-            if done.result.get("isError") is True:
+            if result.get("isError") is True:
                 # The tool ran and reported an error in the MCP way: its own words.
                 raise self.stop(
                     "dispatch",
@@ -587,13 +582,9 @@ class CallRun:
                     status="failed",
                     dispatched=True,
                     attempts=attempt,
-                    result=done.result,
+                    result=result,
                 )
-            return done.result, attempt
-
-    def request_arguments(self) -> Mapping[str, Any]:
-        assert self.request is not None
-        return self.request.arguments
+            return result, attempt
 
     def unexpected(self, exc: Exception) -> ToolOutcome:
         """The outcome when something raised past every guard (a defect): ambiguous
