@@ -184,6 +184,8 @@ def _emit_node(
         return
     types = node.types
     keywords = list(node.keywords.values())
+    if "additionalProperties" in node.keywords and _closed(node, ctx):
+        keywords.sort(key=lambda k: k.name not in _CLOSED_FIRST)
     kind = w.var()
     branches: list[tuple[type, list[str]]] = []
     empty: list[type] = []
@@ -232,6 +234,19 @@ def _emit_node(
     # general path, which knows how to classify or refuse them.
     w.add(indent, f"{opener} {kind} not in {w.const(_EXACT)}:" if opener == "if" else "else:")
     _call(w, indent + 1, node.closure_valid, var)
+
+
+# A closed object (additionalProperties false, no patternProperties) is refused by one
+# set test, so generated code runs it right after required: extra names are the cheapest
+# failure to find. Only the order of the bool answer's checks changes, never errors'.
+_CLOSED_FIRST = ("required", "additionalProperties")
+
+
+def _closed(node: Node, ctx: SchemaContext) -> bool:
+    child = node.children.get(("additionalProperties",))
+    return (
+        child is not None and child.boolean is False and not ctx.active("patternProperties")
+    )
 
 
 def _emit_keyword(

@@ -100,6 +100,9 @@ class _Translator:
         # What can make a backtracking match slow: a quantified group, two or more
         # unbounded quantifiers, back references.
         self.quantified_groups = 0
+        # Groups made optional by "?": each at most doubles the ways to match, so a
+        # few of them keep a short match short.
+        self.optional_groups = 0
         self.unbounded = 0
         self.last_was_group = False
 
@@ -107,7 +110,11 @@ class _Translator:
     def risky(self) -> bool:
         """Whether a match may take exponential (or high polynomial) time."""
         return bool(
-            self.quantified_groups or self.unbounded > 3 or self.backrefs or self.named_refs
+            self.quantified_groups
+            or self.optional_groups > 2
+            or self.unbounded > 3
+            or self.backrefs
+            or self.named_refs
         )
 
     @property
@@ -146,8 +153,11 @@ class _Translator:
             elif c in "*+?":
                 if not after_atom:
                     raise self.error(f"nothing to repeat at position {self.pos}")
-                self.quantified_groups += self.last_was_group
-                self.unbounded += c != "?"
+                if c == "?":
+                    self.optional_groups += self.last_was_group
+                else:
+                    self.quantified_groups += self.last_was_group
+                    self.unbounded += 1
                 self.out.append(c)
                 self.pos += 1
                 self.lazy_suffix()

@@ -48,6 +48,7 @@ class Validator:
         "_memoises",
         "_node",
         "_options",
+        "_plain",
         "_registry",
         "_schema",
         "_state",
@@ -61,6 +62,7 @@ class Validator:
     _registry: Mapping[str, Any] | None
     _loader: Callable[[str], Any] | None
     _memoises: bool
+    _plain: bool
     _schema: Any
 
     def __init__(
@@ -91,6 +93,17 @@ class Validator:
         set_attr(self, "_calls", [0, 0.0])
         set_attr(self, "_state", compiler.state)
         set_attr(self, "_memoises", compiler.memoises)
+        # Whether is_valid may skip _start: no deadline to arm, no instance walk, no
+        # memo to forget, and no cycle in the schema (the instance depth is counted on
+        # the edges closing cycles only, so without one it stays 0).
+        set_attr(
+            self,
+            "_plain",
+            options.limits.time_budget is None
+            and options.limits.max_instance_nodes is None
+            and not compiler.memoises
+            and not any(n.back for n in compiler.nodes),
+        )
         set_attr(self, "_options", options)
         set_attr(self, "_registry", registry)
         set_attr(self, "_loader", loader)
@@ -113,6 +126,14 @@ class Validator:
         Raises ExecutionFailure (never returns False) when evaluation cannot finish:
         a limit was exceeded, or a value outside the JSON data model was reached.
         """
+        if self._plain:
+            # Nothing to reset or arm (see __init__): the common case.
+            if self._calls[0] >= HOT:
+                try:
+                    return self._node.valid(instance)
+                except RecursionError:
+                    _too_deep("the instance")
+            return self._warm_is_valid(instance, self._state)
         state = self._start(instance)
         if self._calls[0] < HOT:
             return self._warm_is_valid(instance, state)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 import pytest
+import regex
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -142,3 +143,21 @@ def test_literal_fast_paths_match_the_regex_engine(
     guarded = compile_pattern(pattern, timeout=1.0, max_input=1000)
     assert bool(guarded(text)) is expected
     assert guarded.short is not None  # type: ignore[attr-defined]
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(st.text(alphabet="ab-AB", max_size=8))
+def test_optional_groups_take_the_fast_engine_and_agree_with_regex(text: str) -> None:
+    # A group made optional by "?" at most doubles the ways to match: up to two of
+    # them keep short strings on the standard library's engine, without a timer.
+    pattern = "^[a-b]{2}(-[A-B]{2})?$"
+    guarded = compile_pattern(pattern, timeout=1.0, max_input=1000)
+    assert guarded.short is not None  # type: ignore[attr-defined]
+    reference = regex.compile(translate(pattern))
+    assert bool(guarded(text)) is (reference.search(text) is not None)
+
+
+def test_many_optional_groups_or_a_repeated_group_keep_the_timer() -> None:
+    for pattern in ("(a)?(b)?(c)?", "(ab)*c", "(a|b){2,}"):
+        guarded = compile_pattern(pattern, timeout=1.0, max_input=1000)
+        assert guarded.short is None, pattern  # type: ignore[attr-defined]
