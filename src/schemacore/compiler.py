@@ -108,15 +108,9 @@ def make_error(
     absolute: str,
     context: tuple[ValidationError, ...] = (),
 ) -> ValidationError:
-    """Build a ValidationError, materialising the lazy paths."""
-    return ValidationError(
-        message,
-        keyword=keyword,
-        instance_location=to_pointer(instance_path),
-        keyword_location=to_pointer(keyword_path),
-        absolute_keyword_location=absolute,
-        instance=instance,
-        context=context,
+    """Build a ValidationError; it writes its JSON Pointers from the paths when read."""
+    return ValidationError._at(
+        message, keyword, instance_path, keyword_path, absolute, instance, context
     )
 
 

@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
+from .paths import Path, to_pointer
+
 __all__ = [
     "ExecutionFailure",
     "SchemaCoreError",
@@ -113,11 +115,76 @@ class ValidationError(Exception):
         super().__init__(message)
         self.message = message
         self.keyword = keyword
-        self.instance_location = instance_location
-        self.keyword_location = keyword_location
+        self._instance_location: str | None = instance_location
+        self._keyword_location: str | None = keyword_location
+        self._paths: tuple[Path, Path] = (None, None)
         self.absolute_keyword_location = absolute_keyword_location
         self.instance = instance
         self.context: tuple[ValidationError, ...] = tuple(context)
+
+    @classmethod
+    def _at(
+        cls,
+        message: str,
+        keyword: str,
+        instance_path: Path,
+        keyword_path: Path,
+        absolute_keyword_location: str,
+        instance: Any,
+        context: tuple[ValidationError, ...],
+    ) -> ValidationError:
+        """An error whose two JSON Pointers are written on first read: many callers
+        only count errors or read their messages, and the pointers cost the most."""
+        error = cls.__new__(cls, message)
+        Exception.__init__(error, message)
+        error.message = message
+        error.keyword = keyword
+        error._instance_location = None
+        error._keyword_location = None
+        error._paths = (instance_path, keyword_path)
+        error.absolute_keyword_location = absolute_keyword_location
+        error.instance = instance
+        error.context = context
+        return error
+
+    @property
+    def instance_location(self) -> str:
+        """JSON Pointer of the failing part of the instance."""
+        location = self._instance_location
+        if location is None:
+            location = self._instance_location = to_pointer(self._paths[0])
+        return location
+
+    @instance_location.setter
+    def instance_location(self, value: str) -> None:
+        self._instance_location = value
+
+    @property
+    def keyword_location(self) -> str:
+        """JSON Pointer of the evaluation path through the schema, ``$ref`` hops included."""
+        location = self._keyword_location
+        if location is None:
+            location = self._keyword_location = to_pointer(self._paths[1])
+        return location
+
+    @keyword_location.setter
+    def keyword_location(self, value: str) -> None:
+        self._keyword_location = value
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Pickles carry the written pointers, never the internal path chains.
+        return (
+            _restore_error,
+            (
+                self.message,
+                self.keyword,
+                self.instance_location,
+                self.keyword_location,
+                self.absolute_keyword_location,
+                self.instance,
+                self.context,
+            ),
+        )
 
     def __str__(self) -> str:
         where = self.instance_location or "(root)"
@@ -129,3 +196,23 @@ class ValidationError(Exception):
             f"instance_location={self.instance_location!r}, "
             f"keyword_location={self.keyword_location!r})"
         )
+
+
+def _restore_error(
+    message: str,
+    keyword: str,
+    instance_location: str,
+    keyword_location: str,
+    absolute_keyword_location: str,
+    instance: Any,
+    context: tuple[ValidationError, ...],
+) -> ValidationError:
+    return ValidationError(
+        message,
+        keyword=keyword,
+        instance_location=instance_location,
+        keyword_location=keyword_location,
+        absolute_keyword_location=absolute_keyword_location,
+        instance=instance,
+        context=context,
+    )

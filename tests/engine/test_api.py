@@ -194,6 +194,31 @@ def test_validation_error_is_an_exception_with_a_readable_str() -> None:
     assert "/a" in str(error)
 
 
+def test_validation_errors_pickle_with_their_locations() -> None:
+    validator = schemacore.compile(
+        {"properties": {"a/b": {"anyOf": [{"type": "integer"}, {"minimum": 3}]}}}
+    )
+    (error,) = validator.iter_errors({"a/b": 1.5})
+    restored = pickle.loads(pickle.dumps(error))
+    assert isinstance(restored, schemacore.ValidationError)
+    for attribute in (
+        "message",
+        "keyword",
+        "instance_location",
+        "keyword_location",
+        "absolute_keyword_location",
+        "instance",
+    ):
+        assert getattr(restored, attribute) == getattr(error, attribute)
+    assert restored.instance_location == "/a~1b"
+    assert restored.keyword_location == "/properties/a~1b/anyOf"
+    assert [e.keyword_location for e in restored.context] == [
+        "/properties/a~1b/anyOf/0/type",
+        "/properties/a~1b/anyOf/1/minimum",
+    ]
+    assert str(restored) == str(error)
+
+
 # -- immutability, pickling ------------------------------------------------------------
 
 
