@@ -273,9 +273,24 @@ def _properties(
     # "required" runs first (it is cheaper), so a required name is there by now.
     required = node.keywords.get("required")
     present = set(ctx.schema["required"]) if required is not None else set()
+    optional = [
+        name
+        for name in ctx.schema["properties"]
+        if name not in present and not node.children[("properties", name)].trivial
+    ]
+    many = len(optional) > _MANY_PROPERTIES
+    if many:
+        # Objects usually hold a few of many declared names (a meta-schema declares
+        # sixty keywords, a schema uses three): look up the names the value has in a
+        # table of checks rather than every declared name in the value.
+        table = {name: _callable(node, ("properties", name)) for name in optional}
+        key, value, check = w.var(), w.var(), w.var()
+        w.add(i, f"for {key}, {value} in {x}.items():")
+        w.add(i + 1, f"{check} = {w.const(table)}.get({key})")
+        w.add(i + 1, f"if {check} is not None and not {check}({value}): return False")
     for name in ctx.schema["properties"]:
         child = node.children[("properties", name)]
-        if child.trivial:
+        if child.trivial or (many and name not in present):
             continue
         value = w.var()
         if name in present:
@@ -289,6 +304,21 @@ def _properties(
         if len(w.lines) == mark:
             w.add(i + 1, "pass")
     return True
+
+
+# Above this many optional declared properties, generated code walks the value's
+# names instead of the declared ones.
+_MANY_PROPERTIES = 8
+
+
+def _callable(parent: Node, tokens: Tokens) -> Callable[[Any], bool]:
+    """A function answering is_valid for a subschema, as _branch_test's expression."""
+    node, closing, where = _edge(parent, tokens)
+    if closing is not None:
+        return recursion(closing, where)[0]
+    if node.generated is not None:
+        return node.generated
+    return lambda value: node.valid(value)
 
 
 def _required(

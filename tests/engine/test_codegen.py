@@ -111,6 +111,57 @@ def test_generated_code_agrees_with_the_closures(schema: Any) -> None:
     _agree(schema, instances)
 
 
+# More optional properties than generated code looks up one by one: it walks the
+# value's names through a table of checks instead.
+MANY = {
+    "required": ["id"],
+    "properties": {
+        "id": {"type": "integer"},
+        "child": {"$ref": "#"},
+        "never": False,
+        "anything": True,
+        "tagged": {"unevaluatedProperties": False, "properties": {"t": True}},
+        **{f"p{n}": {"type": "string", "maxLength": n} for n in range(10)},
+    },
+}
+
+
+@pytest.mark.parametrize(
+    "instance",
+    [
+        {"id": 1},
+        {},  # required fails
+        {"id": 1, "p3": "abc", "p9": "x"},
+        {"id": 1, "p3": "abcd"},  # too long
+        {"id": 1, "p0": 5},
+        {"id": 1, "never": None},
+        {"id": 1, "anything": [1, 2]},
+        {"id": 1, "tagged": {"t": 1}},
+        {"id": 1, "tagged": {"u": 1}},
+        {"id": 1, "child": {"id": 2, "child": {"id": 3, "p1": "x"}}},
+        {"id": 1, "child": {"id": 2, "child": {"p1": "x"}}},  # required fails two deep
+        {"id": 1, "child": {"id": 2, "child": {"id": 3, "p1": "xy"}}},
+        {"id": 1, Tag("p2"): "abc"},  # a str subclass key is the same name
+        {"id": 1, "p2": Tag("ab")},
+        {"id": 1, "unknown": "ignored"},
+        "not an object",
+    ],
+)
+def test_many_declared_properties_walk_the_value(instance: Any) -> None:
+    _agree(MANY, [instance])
+
+
+def test_many_declared_properties_still_count_the_depth() -> None:
+    closures, generated = _pair(MANY)
+    deep: dict[str, Any] = {"id": 0}
+    for level in range(1, 2_000):
+        deep = {"id": level, "child": deep}
+    for validator in (closures, generated):
+        with pytest.raises(schemacore.ExecutionFailure) as caught:
+            validator.is_valid(deep)
+        assert caught.value.limit == "max_instance_depth"
+
+
 def test_non_json_values_fail_closed_on_both_paths() -> None:
     closures, generated = _pair({"properties": {"a": {"type": "number"}}})
     for validator in (closures, generated):
