@@ -101,6 +101,19 @@ class ValidationError(Exception):
         context: for ``anyOf``/``oneOf``, the errors of the branches that failed.
     """
 
+    # Slots: an error is built for every failure iter_errors reports, and slot stores
+    # cost a third of dictionary ones.
+    __slots__ = (
+        "_instance_location",
+        "_keyword_location",
+        "_paths",
+        "absolute_keyword_location",
+        "context",
+        "instance",
+        "keyword",
+        "message",
+    )
+
     def __init__(
         self,
         message: str,
@@ -135,8 +148,7 @@ class ValidationError(Exception):
     ) -> ValidationError:
         """An error whose two JSON Pointers are written on first read: many callers
         only count errors or read their messages, and the pointers cost the most."""
-        error = cls.__new__(cls, message)
-        Exception.__init__(error, message)
+        error = cls.__new__(cls, message)  # which sets args, as __init__ would
         error.message = message
         error.keyword = keyword
         error._instance_location = None

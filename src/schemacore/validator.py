@@ -151,7 +151,7 @@ class Validator:
 
         Raises ExecutionFailure, like ``is_valid``, when evaluation cannot finish.
         """
-        state = self._start(instance)
+        state = self._state if self._plain else self._start(instance)
         try:
             yield from self._node.errors(instance, None, None)
         except RecursionError:
