@@ -180,7 +180,6 @@ def compile_additional_properties(ctx: SchemaContext, value: Any) -> Keyword | N
     child = ctx.descend(value, "additionalProperties")
     check = call_valid(child)
     child_errors = call_errors(child)
-    absolute = ctx.location("additionalProperties")
     forbidden = value is False
 
     def extra(x: Any) -> Iterator[str]:
@@ -213,7 +212,7 @@ def compile_additional_properties(ctx: SchemaContext, value: Any) -> Keyword | N
 
     def errors(x: Any, ipath: Path, kpath: Path) -> Iterator[ValidationError]:
         return leftover_errors(
-            "additionalProperties", value, x, list(extra(x)), child_errors, ipath, kpath, absolute
+            "additionalProperties", value, x, list(extra(x)), child_errors, ipath, kpath, ctx
         )
 
     def track(x: Any, acc: Evaluated) -> bool:
@@ -415,7 +414,6 @@ def compile_contains(ctx: SchemaContext, value: Any) -> Keyword | None:
     low = _count(ctx, "minContains")
     high = _count(ctx, "maxContains")
     minimum = 1 if low is None else low
-    absolute = ctx.location("contains")
 
     def matches(x: Any) -> int:
         found = 0
@@ -464,7 +462,13 @@ def compile_contains(ctx: SchemaContext, value: Any) -> Keyword | None:
                     for error in child_errors(item, (ipath, index), (kpath, "contains"))
                 )
                 yield make_error(
-                    message, "contains", x, ipath, (kpath, "contains"), absolute, context
+                    message,
+                    "contains",
+                    x,
+                    ipath,
+                    (kpath, "contains"),
+                    ctx.location("contains"),
+                    context,
                 )
             else:
                 yield make_error(
@@ -537,7 +541,6 @@ def compile_any_of(ctx: SchemaContext, value: Any) -> Keyword | None:
     checks = tuple(call_valid(n) for n in nodes)
     trackers = tuple(call_track(n) for n in nodes)
     error_fns = tuple(call_errors(n) for n in nodes)
-    absolute = ctx.location("anyOf")
     if any(n.trivial for n in nodes) and not ctx.tracking:
         return None
 
@@ -562,7 +565,7 @@ def compile_any_of(ctx: SchemaContext, value: Any) -> Keyword | None:
             x,
             ipath,
             here,
-            absolute,
+            ctx.location("anyOf"),
             tuple(found),
         )
 
@@ -584,7 +587,6 @@ def compile_one_of(ctx: SchemaContext, value: Any) -> Keyword | None:
     checks = tuple(call_valid(n) for n in nodes)
     trackers = tuple(call_track(n) for n in nodes)
     error_fns = tuple(call_errors(n) for n in nodes)
-    absolute = ctx.location("oneOf")
 
     def valid(x: Any) -> bool:
         found = False
@@ -612,7 +614,7 @@ def compile_one_of(ctx: SchemaContext, value: Any) -> Keyword | None:
                 x,
                 ipath,
                 here,
-                absolute,
+                ctx.location("oneOf"),
                 tuple(found),
             )
         elif len(passing) > 1:
@@ -623,7 +625,7 @@ def compile_one_of(ctx: SchemaContext, value: Any) -> Keyword | None:
                 x,
                 ipath,
                 (kpath, "oneOf"),
-                absolute,
+                ctx.location("oneOf"),
             )
 
     def track(x: Any, acc: Evaluated) -> bool:
@@ -646,7 +648,6 @@ def compile_not(ctx: SchemaContext, value: Any) -> Keyword:
     # "not" passes no annotations up, so its subschema never needs tracking.
     node = ctx.inplace(value, "not", tracking=False)
     check = call_valid(node)
-    absolute = ctx.location("not")
 
     def valid(x: Any) -> bool:
         return not check(x)
@@ -659,7 +660,7 @@ def compile_not(ctx: SchemaContext, value: Any) -> Keyword:
                 x,
                 ipath,
                 (kpath, "not"),
-                absolute,
+                ctx.location("not"),
             )
 
     return Keyword("not", None, valid, errors, cost=75)
