@@ -263,8 +263,9 @@ class Node:
         self.children: dict[tuple[str | int, ...], Node] = {}
         # The children that were still being compiled when this node bound them: the
         # edges that close a cycle. Every cycle has one, so counting the instance
-        # depth on them (and nowhere else) bounds every recursion.
-        self.back: set[tuple[str | int, ...]] = set()
+        # depth on them (and nowhere else) bounds every recursion. Most nodes close
+        # none: they share one empty frozenset until they do.
+        self.back: set[tuple[str | int, ...]] | frozenset[tuple[str | int, ...]] = _NO_BACK
         # Whether calls through those edges into this node memoise is_valid results,
         # because the cycle can apply it to one value more than once (recursion.py).
         self.memo = False
@@ -291,6 +292,9 @@ class Node:
 
     def __repr__(self) -> str:
         return f"<Node {self.uri}>"
+
+
+_NO_BACK: frozenset[tuple[str | int, ...]] = frozenset()
 
 
 def _unfinished(x: Any) -> bool:  # pragma: no cover - guarded by cycle detection
@@ -368,13 +372,13 @@ class SchemaContext:
     """What a keyword compiler sees: its schema object, its location, its compiler."""
 
     __slots__ = (
-        "back",
         "base",
         "children",
         "compiler",
         "dialect",
         "fragment",
         "key",
+        "node",
         "pointer",
         "schema",
         "scope",
@@ -391,6 +395,7 @@ class SchemaContext:
         scope: tuple[tuple[str, str], ...],
         tracking: bool,
         key: tuple[Any, ...],
+        node: Node,
     ) -> None:
         self.compiler = compiler
         self.schema = schema
@@ -400,9 +405,11 @@ class SchemaContext:
         self.scope = scope
         self.tracking = tracking
         self.key = key
-        self.fragment: str | None = None
-        self.children: dict[tuple[str | int, ...], Node] = {}
-        self.back: set[tuple[str | int, ...]] = set()
+        # The node being built from this schema object, and its subschema nodes.
+        self.node = node
+        self.children = node.children
+        # The node's URI is this schema object's absolute location.
+        self.fragment: str | None = node.uri
 
     @property
     def options(self) -> Options:
@@ -421,10 +428,10 @@ class SchemaContext:
 
     def active(self, keyword: str) -> bool:
         """Whether a sibling keyword is present and its vocabulary is active."""
-        from .keywords import VOCABULARY_OF
-
-        vocab = VOCABULARY_OF.get(keyword)
-        return keyword in self.schema and (vocab is None or self.dialect.has(vocab))
+        if keyword not in self.schema:
+            return False
+        vocab = self.compiler.vocabulary_of.get(keyword)
+        return vocab is None or self.dialect.has(vocab)
 
     def descend(self, value: Any, *tokens: str | int) -> Node:
         """Compile a subschema applied to a child of the instance (no tracking)."""
@@ -437,7 +444,12 @@ class SchemaContext:
         self.children[tokens] = node
         if not node.ready:
             # Still being compiled: an ancestor, so this edge closes a cycle.
-            self.back.add(tokens)
+            owner = self.node
+            back = owner.back
+            if not isinstance(back, set):
+                back = owner.back = set()
+                self.compiler.cycles = True
+            back.add(tokens)
         return node
 
     def inplace(self, value: Any, *tokens: str | int, tracking: bool | None = None) -> Node:
@@ -478,9 +490,19 @@ class Compiler:
     """Compiles the schemas of one validator, sharing one index and node cache."""
 
     def __init__(self, index: Index, options: Options) -> None:
+        # The keywords package imports this module: bind what is needed from it here,
+        # once per compiler rather than once per node.
+        from .keywords import VOCABULARY_OF, build_node
+        from .keywords.core import compile_boolean
+
+        self._build_node = build_node
+        self._compile_boolean = compile_boolean
+        self.vocabulary_of = VOCABULARY_OF
         self.index = index
         self.options = options
         self._cache: dict[tuple[Any, ...], Node] = {}
+        # Whether some edge closes a cycle (a node's ``back`` is not empty).
+        self.cycles = False
         # In-place edges between nodes, to find reference loops that never consume
         # the instance (they would recurse forever at validation time).
         self._edges: dict[tuple[Any, ...], list[tuple[Any, ...]]] = {}
@@ -589,35 +611,32 @@ class Compiler:
                 f"a schema must be an object or a boolean, not {type(value).__name__}",
                 location=pointer,
             )
-        key = (id(value), base, dialect, scope, tracking)
+        # Dialects are equal when their vocabularies are: the frozenset stands for
+        # the dialect in the key, as its hash is cached (the dataclass's is not).
+        key = (id(value), base, dialect.vocabularies, scope, tracking)
         if parent is not None:
             self._edges.setdefault(parent, []).append(key)
         node = self._cache.get(key)
         if node is not None:
             return node
-        if len(self._cache) >= self.options.limits.max_subschemas:
+        limits = self.options.limits
+        if len(self._cache) >= limits.max_subschemas:
             raise ExecutionFailure(
-                f"the schema needs more than max_subschemas={self.options.limits.max_subschemas} "
+                f"the schema needs more than max_subschemas={limits.max_subschemas} "
                 "compiled subschemas",
                 location=pointer,
                 limit="max_subschemas",
-                value=self.options.limits.max_subschemas,
+                value=limits.max_subschemas,
             )
         node = Node(f"{base}#{as_fragment(pointer)}")
         self._cache[key] = node
         self._where[key] = pointer
         if isinstance(value, bool):
-            from .keywords.core import compile_boolean
-
-            compile_boolean(node, value)
+            self._compile_boolean(node, value)
         else:
-            context = SchemaContext(self, value, base, pointer, dialect, scope, tracking, key)
-            context.children = node.children
-            context.back = node.back
+            context = SchemaContext(self, value, base, pointer, dialect, scope, tracking, key, node)
             node.context = context
-            from .keywords import build_node
-
-            limit = self.options.limits.max_reference_depth
+            limit = limits.max_reference_depth
             self._depth += 1
             if self._depth > limit:
                 raise ExecutionFailure(
@@ -627,15 +646,18 @@ class Compiler:
                     limit="max_reference_depth",
                     value=limit,
                 )
-            build_node(node, context)
+            self._build_node(node, context)
             self._depth -= 1
             # Evaluation paths through the subschemas, cycles cut at their closing
             # edges: what one value can be checked against is at most this many,
             # which spares recursion.check_child_fan_out its work when it is small.
             back = node.back
-            paths = 1 + sum(
-                child.paths for tokens, child in node.children.items() if tokens not in back
-            )
+            if back:
+                paths = 1 + sum(
+                    child.paths for tokens, child in node.children.items() if tokens not in back
+                )
+            else:
+                paths = 1 + sum([child.paths for child in node.children.values()])
             node.paths = paths if paths < _MANY_PATHS else _MANY_PATHS
         node.ready = True
         return node
@@ -678,7 +700,17 @@ class Compiler:
         return tuple(sorted((*scope, *new)))
 
     def check_progress(self) -> None:
-        """Raise SchemaError if some in-place reference chain loops back on itself."""
+        """Raise SchemaError if some in-place reference chain loops back on itself,
+        ExecutionFailure if one value could be checked against too many subschemas
+        in place."""
+        if not self.cycles and self._cache:
+            # Without a closing edge no chain can loop, and every in-place edge is a
+            # child edge counted in Node.paths, so no value is checked in place
+            # against more subschemas than the root's paths: when those are few
+            # enough, neither walk below can find anything.
+            root = next(iter(self._cache.values()))
+            if root.paths <= self.options.limits.max_inplace_applications:
+                return
         white, grey, black = 0, 1, 2
         colour: dict[tuple[Any, ...], int] = {}
         for start in self._edges:

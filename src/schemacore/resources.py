@@ -19,7 +19,7 @@ from typing import Any
 
 from .errors import ExecutionFailure, SchemaError
 from .limits import Limits
-from .pointer import PointerError, format_pointer, parse_pointer, resolve_pointer
+from .pointer import PointerError, escape, format_pointer, parse_pointer, resolve_pointer
 from .uri import join, split_fragment, unquote_fragment
 
 __all__ = ["Index", "Target", "bundled_metaschemas"]
@@ -42,6 +42,7 @@ ARRAY = ("prefixItems", "allOf", "anyOf", "oneOf")
 # "definitions" is not a 2020-12 keyword, but its meta-schema still reserves it for
 # subschemas, and real schemas keep using it.
 MAPPING = ("$defs", "definitions", "properties", "patternProperties", "dependentSchemas")
+_HOLDING = frozenset((*SINGLE, *ARRAY, *MAPPING))
 
 _BUNDLED: dict[str, Any] | None = None
 
@@ -159,8 +160,28 @@ class Index:
             self.dynamic_names[base] = self.dynamic_names.get(base, frozenset()) | {dynamic}
         if "$dynamicRef" in node:
             self.uses_dynamic_ref = True
-        for tokens, child in subschemas(node):
-            self._walk(child, base, pointer + format_pointer(tokens), resource, depth + 1, dialect)
+        if _HOLDING.isdisjoint(node):
+            return  # a leaf: most schema objects are
+        # The order of subschemas(), with the pointers built by concatenation.
+        depth += 1
+        walk = self._walk
+        for keyword in SINGLE:
+            if keyword in node:
+                walk(node[keyword], base, f"{pointer}/{keyword}", resource, depth, dialect)
+        for keyword in ARRAY:
+            value = node.get(keyword)
+            if isinstance(value, list):
+                prefix = f"{pointer}/{keyword}/"
+                for index, item in enumerate(value):
+                    walk(item, base, prefix + str(index), resource, depth, dialect)
+        for keyword in MAPPING:
+            value = node.get(keyword)
+            if isinstance(value, dict):
+                prefix = f"{pointer}/{keyword}/"
+                for name, item in value.items():
+                    if type(name) is not str or "~" in name or "/" in name:
+                        name = escape(name)
+                    walk(item, base, prefix + name, resource, depth, dialect)
 
     # -- lookup ---------------------------------------------------------------
 
