@@ -11,6 +11,7 @@ and builds the node's three closures.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from operator import attrgetter
 from time import monotonic
 from typing import Any
 
@@ -103,7 +104,7 @@ def build_node(node: Node, ctx: SchemaContext) -> None:
             folded = unevaluated.fold(node, ctx, keyword)
             if folded is not None:
                 keywords[index] = folded
-    keywords.sort(key=lambda k: k.cost)
+    keywords.sort(key=_COST)
     if types is not None and "integer" in types and "number" not in types:
         keywords.insert(0, _integer_check(ctx, types))
     if keywords or types is not None:
@@ -114,6 +115,9 @@ def build_node(node: Node, ctx: SchemaContext) -> None:
     limits = ctx.options.limits
     if limits.time_budget is not None:
         _add_deadline(node, ctx)
+
+
+_COST = attrgetter("cost")
 
 
 def _finite_errors(x: Any, ipath: Path, kpath: Path) -> Iterator[ValidationError]:
@@ -193,6 +197,7 @@ _ACCEPTS: dict[type, frozenset[str | None]] = {
 
 # Table entries shared by every node: they hold no closures of their own.
 _REJECT_FLOAT: tuple[Callable[[Any], bool], ...] = (_finite_then_false,)
+_ONLY_FINITE: tuple[Callable[[Any], bool], ...] = (finite,)
 _REJECT_FLOAT_TRACK: tuple[tuple[Any, ...], tuple[Any, ...]] = (_REJECT_FLOAT, ())
 
 
@@ -204,27 +209,58 @@ def _type_ok(py_type: type, types: frozenset[str] | None) -> bool:
     return json_type in types or (json_type == "number" and "integer" in types)
 
 
-def _valid_table(plain: list[Keyword], types: frozenset[str] | None) -> dict[type, Any]:
-    """Per Python type: the tuple of checks that apply, in cost order, or None where
-    the type keyword rejects that type. Equal tuples are shared, and a type with no
-    checks gets the empty tuple: fewer objects for the garbage collector to visit."""
-    table: dict[type, Any] = {}
-    seen: dict[tuple[Any, ...], tuple[Any, ...]] = {}
+# A valid table's layout, by the type keyword's types and the ``applies_to`` of the
+# node's keywords in order: its entries that hold no checks of the node (None, (),
+# _REJECT_FLOAT), and for each distinct set of keyword positions the Python types
+# whose entry holds those keywords' checks. Few shapes exist; the cache is bounded
+# anyway, as its keys come from the schemas compiled.
+_Layout = tuple[dict[type, Any], tuple[tuple[tuple[int, ...], tuple[type, ...]], ...]]
+_LAYOUTS: dict[tuple[frozenset[str] | None, tuple[str | None, ...]], _Layout] = {}
+_MAX_LAYOUTS = 4096
+
+
+def _layout(types: frozenset[str] | None, shape: tuple[str | None, ...]) -> _Layout:
+    fixed: dict[type, Any] = {}
+    groups: dict[tuple[int, ...], list[type]] = {}
     for py_type in _PY_TYPES:
         if not _type_ok(py_type, types):
-            table[py_type] = _REJECT_FLOAT if py_type is float else None
+            fixed[py_type] = _REJECT_FLOAT if py_type is float else None
             continue
         accepts = _ACCEPTS[py_type]
-        checks = tuple([k.valid for k in plain if k.applies_to in accepts])
-        if checks:
-            checks = seen.setdefault(checks, checks)
-        table[py_type] = checks
+        positions = tuple([i for i, applies_to in enumerate(shape) if applies_to in accepts])
+        if positions:
+            groups.setdefault(positions, []).append(py_type)
+        else:
+            fixed[py_type] = ()
+    layout = (fixed, tuple((positions, tuple(kinds)) for positions, kinds in groups.items()))
+    if len(_LAYOUTS) >= _MAX_LAYOUTS:
+        _LAYOUTS.clear()
+    _LAYOUTS[(types, shape)] = layout
+    return layout
+
+
+def _valid_table(plain: list[Keyword], types: frozenset[str] | None) -> dict[type, Any]:
+    """Per Python type: the tuple of checks that apply, in cost order, or None where
+    the type keyword rejects that type. Types with the same checks share one tuple,
+    and a type with none gets the empty tuple: fewer objects for the garbage
+    collector to visit."""
+    shape = tuple([k.applies_to for k in plain])
+    layout = _LAYOUTS.get((types, shape)) or _layout(types, shape)
+    fixed, groups = layout
+    table = fixed.copy()
+    for positions, kinds in groups:
+        checks = tuple([plain[i].valid for i in positions])
+        if checks == _ONLY_FINITE:
+            checks = _ONLY_FINITE
+        for py_type in kinds:
+            table[py_type] = checks
     return table
 
 
 class _Fused:
-    """The error path of a node that dispatches on the type of its value, and its
-    tracking when it needs none (it then only checks).
+    """The error path of a node that dispatches on the type of its value, and, called,
+    its ``track`` when it records nothing (it then only checks: a node's own
+    object, not one more bound method, for the garbage collector to visit).
 
     Errors are rare next to compiles, so their per-type table is built on first use.
     Validators are shared between threads: two threads may both build it, which is
@@ -261,7 +297,7 @@ class _Fused:
         self.valid_table = valid_table
         self._errors_table: dict[type, tuple[bool, tuple[Keyword, ...]]] | None = None
 
-    def track_as_valid(self, x: Any, acc: Evaluated) -> bool:
+    def __call__(self, x: Any, acc: Evaluated) -> bool:
         return self.valid(x)
 
     def _build_errors_table(self) -> dict[type, tuple[bool, tuple[Keyword, ...]]]:
@@ -348,15 +384,15 @@ class _Fused:
 
 
 class _AsTrack:
-    """``track`` for a node that records nothing: its check alone (an object with a
-    bound method costs the garbage collector less than a closure)."""
+    """``track`` for a node that records nothing: its check alone (one object costs
+    the garbage collector less than a closure)."""
 
     __slots__ = ("valid",)
 
     def __init__(self, valid: Callable[[Any], bool]) -> None:
         self.valid = valid
 
-    def track(self, x: Any, acc: Evaluated) -> bool:
+    def __call__(self, x: Any, acc: Evaluated) -> bool:
         return self.valid(x)
 
 
@@ -456,7 +492,7 @@ def _fuse(
 
     fused = _Fused(node, ctx, keywords, types, given, valid, valid_table)
     node.errors = fused.errors
-    node.track = track if tracking else fused.track_as_valid
+    node.track = track if tracking else fused
     node.closure_valid = valid
     node.valid = valid
     node.inline_ok = not given
@@ -505,6 +541,6 @@ def _pass_through(node: Node, ctx: SchemaContext, only: Keyword, tracking: bool)
             valid = core.call_valid(target)
     node.valid = node.closure_valid = valid
     node.errors = only.errors
-    node.track = only.track if tracking and only.track is not None else _AsTrack(only.valid).track
+    node.track = only.track if tracking and only.track is not None else _AsTrack(only.valid)
     # Generated code writes the keyword alone, without a type dispatch.
     node.inline_ok = True

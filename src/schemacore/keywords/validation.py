@@ -20,6 +20,10 @@ from ..paths import Path
 __all__ = ["KEYWORDS", "parse_types"]
 
 
+# One frozenset per distinct set of type names (at most 2**7), shared by every node.
+_TYPE_SETS: dict[frozenset[str], frozenset[str]] = {}
+
+
 def parse_types(ctx: SchemaContext, value: Any) -> frozenset[str]:
     names = [value] if isinstance(value, str) else value
     if not isinstance(names, list) or not names:
@@ -27,7 +31,8 @@ def parse_types(ctx: SchemaContext, value: Any) -> frozenset[str]:
     for name in names:
         if name not in JSON_TYPES:
             raise ctx.schema_error(f"unknown type {name!r}", "type")
-    return frozenset(names)
+    types = frozenset(names)
+    return _TYPE_SETS.setdefault(types, types)
 
 
 def _number(ctx: SchemaContext, keyword: str, value: Any) -> int | float:
