@@ -486,19 +486,39 @@ class SchemaContext:
         return SchemaError(message, location=self.pointer_to(*tokens))
 
 
+_ENTRY_POINTS: (
+    tuple[
+        Callable[[Node, SchemaContext], None],
+        Callable[[Node, bool], None],
+        Mapping[str, str],
+    ]
+    | None
+) = None
+
+
+def _keyword_entry_points() -> tuple[
+    Callable[[Node, SchemaContext], None], Callable[[Node, bool], None], Mapping[str, str]
+]:
+    """build_node, compile_boolean and VOCABULARY_OF of the keywords package, which
+    imports this module: imported on first use, then kept (an import statement
+    costs microseconds on every call)."""
+    global _ENTRY_POINTS
+    if _ENTRY_POINTS is None:
+        from .keywords import VOCABULARY_OF, build_node
+        from .keywords.core import compile_boolean
+
+        _ENTRY_POINTS = (build_node, compile_boolean, VOCABULARY_OF)
+    return _ENTRY_POINTS
+
+
 class Compiler:
     """Compiles the schemas of one validator, sharing one index and node cache."""
 
     def __init__(self, index: Index, options: Options) -> None:
-        # The keywords package imports this module: bind what is needed from it here,
-        # once per compiler rather than once per node.
-        from .keywords import VOCABULARY_OF, build_node
-        from .keywords.core import compile_boolean
-
-        self._build_node = build_node
-        self._compile_boolean = compile_boolean
-        self.vocabulary_of = VOCABULARY_OF
+        self._build_node, self._compile_boolean, self.vocabulary_of = _keyword_entry_points()
         self.index = index
+        # Mutated in place as documents are indexed, never replaced.
+        self._dynamic_names = index.dynamic_names
         self.options = options
         self._cache: dict[tuple[Any, ...], Node] = {}
         # Whether some edge closes a cycle (a node's ``back`` is not empty).
@@ -602,10 +622,15 @@ class Compiler:
             if "$schema" in value:
                 dialect = self.dialect_for(value["$schema"], pointer + "/$schema")
             # Always: a document loaded later may bring the $dynamicRef that needs it.
-            scope = self._enter(scope, base)
-            if not tracking and dialect.has("unevaluated"):
+            if base in self._dynamic_names:
+                scope = self._enter(scope, base)
+            if (
+                not tracking
+                and ("unevaluatedProperties" in value or "unevaluatedItems" in value)
+                and dialect.has("unevaluated")
+            ):
                 # Its own unevaluated* keyword needs its in-place subschemas to track.
-                tracking = "unevaluatedProperties" in value or "unevaluatedItems" in value
+                tracking = True
         elif not isinstance(value, bool):
             raise SchemaError(
                 f"a schema must be an object or a boolean, not {type(value).__name__}",

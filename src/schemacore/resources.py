@@ -43,6 +43,8 @@ ARRAY = ("prefixItems", "allOf", "anyOf", "oneOf")
 # subschemas, and real schemas keep using it.
 MAPPING = ("$defs", "definitions", "properties", "patternProperties", "dependentSchemas")
 _HOLDING = frozenset((*SINGLE, *ARRAY, *MAPPING))
+# The keywords that identify, anchor or declare something the index records.
+_MARKERS = frozenset(("$id", "$schema", "$anchor", "$dynamicAnchor", "$dynamicRef"))
 
 _BUNDLED: dict[str, Any] | None = None
 
@@ -136,30 +138,34 @@ class Index:
             )
         if not isinstance(node, dict):
             return
-        identifier = node.get("$id")
-        if isinstance(identifier, str):
-            new_base, _ = split_fragment(join(base, identifier))
-            if new_base != resource or pointer != "":
-                base, pointer = new_base, ""
-                self.resources.setdefault(base, node)
-            resource = base
-        if "$schema" in node:
-            dialect = node["$schema"]
+        # Most schema objects have no identifier, anchor, $schema or $dynamicRef.
+        marked = not _MARKERS.isdisjoint(node)
+        if marked:
+            identifier = node.get("$id")
+            if isinstance(identifier, str):
+                new_base, _ = split_fragment(join(base, identifier))
+                if new_base != resource or pointer != "":
+                    base, pointer = new_base, ""
+                    self.resources.setdefault(base, node)
+                resource = base
+            if "$schema" in node:
+                dialect = node["$schema"]
         if dialect is not None:
             self.declared_schema.setdefault(resource, dialect)
         self._located.setdefault(id(node), (base, pointer))
-        anchor = node.get("$anchor")
-        if isinstance(anchor, str):
-            self.anchors.setdefault((base, anchor), Target(node, base, pointer))
-        dynamic = node.get("$dynamicAnchor")
-        if isinstance(dynamic, str):
-            target = Target(node, base, pointer)
-            # A $dynamicAnchor is also a plain-name fragment for $ref.
-            self.anchors.setdefault((base, dynamic), target)
-            self.dynamic_anchors.setdefault((base, dynamic), target)
-            self.dynamic_names[base] = self.dynamic_names.get(base, frozenset()) | {dynamic}
-        if "$dynamicRef" in node:
-            self.uses_dynamic_ref = True
+        if marked:
+            anchor = node.get("$anchor")
+            if isinstance(anchor, str):
+                self.anchors.setdefault((base, anchor), Target(node, base, pointer))
+            dynamic = node.get("$dynamicAnchor")
+            if isinstance(dynamic, str):
+                target = Target(node, base, pointer)
+                # A $dynamicAnchor is also a plain-name fragment for $ref.
+                self.anchors.setdefault((base, dynamic), target)
+                self.dynamic_anchors.setdefault((base, dynamic), target)
+                self.dynamic_names[base] = self.dynamic_names.get(base, frozenset()) | {dynamic}
+            if "$dynamicRef" in node:
+                self.uses_dynamic_ref = True
         if _HOLDING.isdisjoint(node):
             return  # a leaf: most schema objects are
         # The order of subschemas(), with the pointers built by concatenation.

@@ -27,6 +27,7 @@ from ..compiler import (
     finite,
     make_error,
 )
+from ..dialect import Dialect
 from ..display import show
 from ..errors import ExecutionFailure, ValidationError
 from ..guard import non_json
@@ -82,21 +83,35 @@ def _is_integral(x: Any) -> bool:
     return bool(x.is_integer())
 
 
+# Per set of active vocabularies: the compilers of the keywords active there, and
+# whether "type" is (at most 2**8 entries: one per subset of the vocabularies).
+_ACTIVE: dict[frozenset[str], tuple[dict[str, Compile], bool]] = {}
+
+
+def _active(dialect: Dialect) -> tuple[dict[str, Compile], bool]:
+    found = _ACTIVE.get(dialect.vocabularies)
+    if found is None:
+        compilers = {
+            name: compile
+            for name, (vocabulary, compile) in KEYWORDS.items()
+            if dialect.has(vocabulary) or (name == "format" and dialect.asserts_format)
+        }
+        found = _ACTIVE[dialect.vocabularies] = (compilers, dialect.has("validation"))
+    return found
+
+
 def build_node(node: Node, ctx: SchemaContext) -> None:
     """Compile every active keyword of ``ctx.schema`` and fuse them into ``node``."""
     keywords: list[Keyword] = []
     types: frozenset[str] | None = None
+    compilers, typed = _active(ctx.dialect)
     for name, value in ctx.schema.items():
-        if name == "type":
-            if ctx.dialect.has("validation"):
+        compile = compilers.get(name)
+        if compile is None:
+            if name == "type" and typed:
                 types = validation.parse_types(ctx, value)
             continue
-        entry = KEYWORDS.get(name)
-        if entry is None:
-            continue
-        if not ctx.dialect.has(entry[0]) and not (name == "format" and ctx.dialect.asserts_format):
-            continue
-        keyword = entry[1](ctx, value)
+        keyword = compile(ctx, value)
         if keyword is not None:
             keywords.append(keyword)
     for index, keyword in enumerate(keywords):
