@@ -435,9 +435,8 @@ class SchemaContext:
 
     def descend(self, value: Any, *tokens: str | int) -> Node:
         """Compile a subschema applied to a child of the instance (no tracking)."""
-        node = self.compiler.node(
-            value, self.base, self.pointer_to(*tokens), self.dialect, self.scope, False, None
-        )
+        pointer = self.pointer + format_pointer(tokens)
+        node = self.compiler.node(value, self.base, pointer, self.dialect, self.scope, False, None)
         return self._child(tokens, node)
 
     def _child(self, tokens: tuple[str | int, ...], node: Node) -> Node:
@@ -457,7 +456,7 @@ class SchemaContext:
         node = self.compiler.node(
             value,
             self.base,
-            self.pointer_to(*tokens),
+            self.pointer + format_pointer(tokens),
             self.dialect,
             self.scope,
             self.tracking if tracking is None else tracking,
@@ -517,8 +516,9 @@ class Compiler:
     def __init__(self, index: Index, options: Options) -> None:
         self._build_node, self._compile_boolean, self.vocabulary_of = _keyword_entry_points()
         self.index = index
-        # Mutated in place as documents are indexed, never replaced.
+        # Both mutated in place as documents are indexed, never replaced.
         self._dynamic_names = index.dynamic_names
+        self._located = index.located
         self.options = options
         self._cache: dict[tuple[Any, ...], Node] = {}
         # Whether some edge closes a cycle (a node's ``back`` is not empty).
@@ -618,7 +618,10 @@ class Compiler:
         records the in-place edge used to detect loops without progress.
         """
         if isinstance(value, dict):
-            base, pointer = self.index.locate(value, base, pointer)
+            # Index.locate, in line: an indexed node's own base URI and pointer.
+            found = self._located.get(id(value))
+            if found is not None:
+                base, pointer = found
             if "$schema" in value:
                 dialect = self.dialect_for(value["$schema"], pointer + "/$schema")
             # Always: a document loaded later may bring the $dynamicRef that needs it.

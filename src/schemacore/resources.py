@@ -111,7 +111,7 @@ class Index:
         # Names of the $dynamicAnchors each resource defines.
         self.dynamic_names: dict[str, frozenset[str]] = {}
         # id(node) -> (base URI, pointer in that resource) for every indexed dict.
-        self._located: dict[int, tuple[str, str]] = {}
+        self.located: dict[int, tuple[str, str]] = {}
         # Resource URI -> the $schema value in force there (absent: the default).
         self.declared_schema: dict[str, Any] = {}
         self.uses_dynamic_ref = False
@@ -152,7 +152,7 @@ class Index:
                 dialect = node["$schema"]
         if dialect is not None:
             self.declared_schema.setdefault(resource, dialect)
-        self._located.setdefault(id(node), (base, pointer))
+        self.located.setdefault(id(node), (base, pointer))
         if marked:
             anchor = node.get("$anchor")
             if isinstance(anchor, str):
@@ -194,7 +194,7 @@ class Index:
     def locate(self, node: Any, fallback_base: str, fallback_pointer: str) -> tuple[str, str]:
         """The base URI and pointer of an indexed node, else the fallback."""
         if isinstance(node, dict):
-            found = self._located.get(id(node))
+            found = self.located.get(id(node))
             if found is not None:
                 return found
         return fallback_base, fallback_pointer

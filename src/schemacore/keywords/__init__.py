@@ -127,8 +127,7 @@ def build_node(node: Node, ctx: SchemaContext) -> None:
     node.types = types
     node.keywords = {k.name: k for k in keywords if k is not _FINITE and k.name != "type"}
     _fuse(node, ctx, keywords, types)
-    limits = ctx.options.limits
-    if limits.time_budget is not None:
+    if ctx.compiler.options.limits.time_budget is not None:
         _add_deadline(node, ctx)
 
 
@@ -416,7 +415,8 @@ def _fuse(
 ) -> None:
     given = tuple([k for k in keywords if k.errors_given is not None])
     tracking = ctx.tracking or bool(given)
-    if types is None and all(k is _FINITE for k in keywords):
+    # Without a type keyword, _FINITE is there only with other keywords.
+    if types is None and not keywords:
         node.trivial = True
         node.valid = _always_true
         node.errors = _no_errors
