@@ -22,9 +22,16 @@ __all__ = ["KEYWORDS", "parse_types"]
 
 # One frozenset per distinct set of type names (at most 2**7), shared by every node.
 _TYPE_SETS: dict[frozenset[str], frozenset[str]] = {}
+# The usual "type": "<name>", answered without building a set.
+_ONE_TYPE: dict[str, frozenset[str]] = {name: frozenset({name}) for name in JSON_TYPES}
+_TYPE_SETS.update((types, types) for types in _ONE_TYPE.values())
 
 
 def parse_types(ctx: SchemaContext, value: Any) -> frozenset[str]:
+    if type(value) is str:
+        found = _ONE_TYPE.get(value)
+        if found is not None:
+            return found
     names = [value] if isinstance(value, str) else value
     if not isinstance(names, list) or not names:
         raise ctx.schema_error("type must be a type name or a non-empty array of them", "type")
