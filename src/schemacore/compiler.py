@@ -122,11 +122,11 @@ def leftover_errors(
     child_errors: ErrorsFn,
     ipath: Path,
     kpath: Path,
-    absolute: str,
+    ctx: SchemaContext,
 ) -> Iterator[ValidationError]:
     """Errors of the members (names or indexes) left to a catch-all subschema
-    (additionalProperties, unevaluated*): one error naming them all when that
-    subschema is ``false``, else the subschema's own errors for each of them."""
+    (additionalProperties, unevaluated*) of ``ctx``: one error naming them all when
+    that subschema is ``false``, else the subschema's own errors for each of them."""
     here = (kpath, keyword)
     if schema_value is False:
         if members:
@@ -140,7 +140,7 @@ def leftover_errors(
                 x,
                 ipath,
                 here,
-                absolute,
+                ctx.location(keyword),
             )
         return
     for member in members:
@@ -163,25 +163,59 @@ def locate(
     return failure
 
 
-def assertion(
-    name: str,
-    applies_to: str | None,
-    valid: ValidFn,
-    message: Callable[[Any], str],
-    absolute: str,
-    cost: int = 10,
-) -> Keyword:
-    """A keyword that only asserts: its error path is derived from its check."""
+class _Assertion:
+    """The error path of a keyword that only asserts, derived from its check.
 
-    def errors(x: Any, ipath: Path, kpath: Path) -> Iterator[ValidationError]:
+    A bound method of this object costs the garbage collector less than a closure
+    over the same values. The message (``message(x, detail)``) and the keyword's
+    absolute location are only worked out for an error."""
+
+    __slots__ = ("ctx", "detail", "message", "name", "valid")
+
+    def __init__(
+        self,
+        ctx: SchemaContext,
+        name: str,
+        valid: ValidFn,
+        message: Callable[[Any, Any], str],
+        detail: Any,
+    ) -> None:
+        self.ctx = ctx
+        self.name = name
+        self.valid = valid
+        self.message = message
+        self.detail = detail
+
+    def errors(self, x: Any, ipath: Path, kpath: Path) -> Iterator[ValidationError]:
         try:
-            ok = valid(x)
+            ok = self.valid(x)
         except ExecutionFailure as exc:
             exc.location = exc.location or to_pointer(ipath)
             raise
         if not ok:
-            yield make_error(message(x), name, x, ipath, (kpath, name), absolute)
+            name = self.name
+            yield make_error(
+                self.message(x, self.detail),
+                name,
+                x,
+                ipath,
+                (kpath, name),
+                self.ctx.location(name),
+            )
 
+
+def assertion(
+    ctx: SchemaContext,
+    name: str,
+    applies_to: str | None,
+    valid: ValidFn,
+    message: Callable[[Any, Any], str],
+    detail: Any = None,
+    cost: int = 10,
+) -> Keyword:
+    """A keyword of ``ctx`` that only asserts: its error path is derived from its
+    check, its message is ``message(instance, detail)``."""
+    errors = _Assertion(ctx, name, valid, message, detail).errors
     return Keyword(name, applies_to, valid, errors, cost=cost)
 
 
@@ -223,8 +257,9 @@ class Node:
         self.children: dict[tuple[str | int, ...], Node] = {}
         # The children that were still being compiled when this node bound them: the
         # edges that close a cycle. Every cycle has one, so counting the instance
-        # depth on them (and nowhere else) bounds every recursion.
-        self.back: set[tuple[str | int, ...]] = set()
+        # depth on them (and nowhere else) bounds every recursion. Most nodes close
+        # none: they share one empty frozenset until they do.
+        self.back: set[tuple[str | int, ...]] | frozenset[tuple[str | int, ...]] = _NO_BACK
         # Whether calls through those edges into this node memoise is_valid results,
         # because the cycle can apply it to one value more than once (recursion.py).
         self.memo = False
@@ -251,6 +286,9 @@ class Node:
 
     def __repr__(self) -> str:
         return f"<Node {self.uri}>"
+
+
+_NO_BACK: frozenset[tuple[str | int, ...]] = frozenset()
 
 
 def _unfinished(x: Any) -> bool:  # pragma: no cover - guarded by cycle detection
@@ -328,13 +366,13 @@ class SchemaContext:
     """What a keyword compiler sees: its schema object, its location, its compiler."""
 
     __slots__ = (
-        "back",
         "base",
         "children",
         "compiler",
         "dialect",
         "fragment",
         "key",
+        "node",
         "pointer",
         "schema",
         "scope",
@@ -351,6 +389,7 @@ class SchemaContext:
         scope: tuple[tuple[str, str], ...],
         tracking: bool,
         key: tuple[Any, ...],
+        node: Node,
     ) -> None:
         self.compiler = compiler
         self.schema = schema
@@ -360,9 +399,11 @@ class SchemaContext:
         self.scope = scope
         self.tracking = tracking
         self.key = key
-        self.fragment: str | None = None
-        self.children: dict[tuple[str | int, ...], Node] = {}
-        self.back: set[tuple[str | int, ...]] = set()
+        # The node being built from this schema object, and its subschema nodes.
+        self.node = node
+        self.children = node.children
+        # The node's URI is this schema object's absolute location.
+        self.fragment: str | None = node.uri
 
     @property
     def options(self) -> Options:
@@ -381,23 +422,27 @@ class SchemaContext:
 
     def active(self, keyword: str) -> bool:
         """Whether a sibling keyword is present and its vocabulary is active."""
-        from .keywords import VOCABULARY_OF
-
-        vocab = VOCABULARY_OF.get(keyword)
-        return keyword in self.schema and (vocab is None or self.dialect.has(vocab))
+        if keyword not in self.schema:
+            return False
+        vocab = self.compiler.vocabulary_of.get(keyword)
+        return vocab is None or self.dialect.has(vocab)
 
     def descend(self, value: Any, *tokens: str | int) -> Node:
         """Compile a subschema applied to a child of the instance (no tracking)."""
-        node = self.compiler.node(
-            value, self.base, self.pointer_to(*tokens), self.dialect, self.scope, False, None
-        )
+        pointer = self.pointer + format_pointer(tokens)
+        node = self.compiler.node(value, self.base, pointer, self.dialect, self.scope, False, None)
         return self._child(tokens, node)
 
     def _child(self, tokens: tuple[str | int, ...], node: Node) -> Node:
         self.children[tokens] = node
         if not node.ready:
             # Still being compiled: an ancestor, so this edge closes a cycle.
-            self.back.add(tokens)
+            owner = self.node
+            back = owner.back
+            if not isinstance(back, set):
+                back = owner.back = set()
+                self.compiler.cycles = True
+            back.add(tokens)
         return node
 
     def inplace(self, value: Any, *tokens: str | int, tracking: bool | None = None) -> Node:
@@ -405,7 +450,7 @@ class SchemaContext:
         node = self.compiler.node(
             value,
             self.base,
-            self.pointer_to(*tokens),
+            self.pointer + format_pointer(tokens),
             self.dialect,
             self.scope,
             self.tracking if tracking is None else tracking,
@@ -434,13 +479,44 @@ class SchemaContext:
         return SchemaError(message, location=self.pointer_to(*tokens))
 
 
+_ENTRY_POINTS: (
+    tuple[
+        Callable[[Node, SchemaContext], None],
+        Callable[[Node, bool], None],
+        Mapping[str, str],
+    ]
+    | None
+) = None
+
+
+def _keyword_entry_points() -> tuple[
+    Callable[[Node, SchemaContext], None], Callable[[Node, bool], None], Mapping[str, str]
+]:
+    """build_node, compile_boolean and VOCABULARY_OF of the keywords package, which
+    imports this module: imported on first use, then kept (an import statement
+    costs microseconds on every call)."""
+    global _ENTRY_POINTS
+    if _ENTRY_POINTS is None:
+        from .keywords import VOCABULARY_OF, build_node
+        from .keywords.core import compile_boolean
+
+        _ENTRY_POINTS = (build_node, compile_boolean, VOCABULARY_OF)
+    return _ENTRY_POINTS
+
+
 class Compiler:
     """Compiles the schemas of one validator, sharing one index and node cache."""
 
     def __init__(self, index: Index, options: Options) -> None:
+        self._build_node, self._compile_boolean, self.vocabulary_of = _keyword_entry_points()
         self.index = index
+        # Both mutated in place as documents are indexed, never replaced.
+        self._dynamic_names = index.dynamic_names
+        self._located = index.located
         self.options = options
         self._cache: dict[tuple[Any, ...], Node] = {}
+        # Whether some edge closes a cycle (a node's ``back`` is not empty).
+        self.cycles = False
         # In-place edges between nodes, to find reference loops that never consume
         # the instance (they would recurse forever at validation time).
         self._edges: dict[tuple[Any, ...], list[tuple[Any, ...]]] = {}
@@ -536,48 +612,53 @@ class Compiler:
         records the in-place edge used to detect loops without progress.
         """
         if isinstance(value, dict):
-            base, pointer = self.index.locate(value, base, pointer)
+            # Index.locate, in line: an indexed node's own base URI and pointer.
+            found = self._located.get(id(value))
+            if found is not None:
+                base, pointer = found
             if "$schema" in value:
                 dialect = self.dialect_for(value["$schema"], pointer + "/$schema")
             # Always: a document loaded later may bring the $dynamicRef that needs it.
-            scope = self._enter(scope, base)
-            if not tracking and dialect.has("unevaluated"):
+            if base in self._dynamic_names:
+                scope = self._enter(scope, base)
+            if (
+                not tracking
+                and ("unevaluatedProperties" in value or "unevaluatedItems" in value)
+                and dialect.has("unevaluated")
+            ):
                 # Its own unevaluated* keyword needs its in-place subschemas to track.
-                tracking = "unevaluatedProperties" in value or "unevaluatedItems" in value
+                tracking = True
         elif not isinstance(value, bool):
             raise SchemaError(
                 f"a schema must be an object or a boolean, not {type(value).__name__}",
                 location=pointer,
             )
-        key = (id(value), base, dialect, scope, tracking)
+        # Dialects are equal when their vocabularies are: the frozenset stands for
+        # the dialect in the key, as its hash is cached (the dataclass's is not).
+        key = (id(value), base, dialect.vocabularies, scope, tracking)
         if parent is not None:
             self._edges.setdefault(parent, []).append(key)
         node = self._cache.get(key)
         if node is not None:
             return node
-        if len(self._cache) >= self.options.limits.max_subschemas:
+        limits = self.options.limits
+        if len(self._cache) >= limits.max_subschemas:
             raise ExecutionFailure(
-                f"the schema needs more than max_subschemas={self.options.limits.max_subschemas} "
+                f"the schema needs more than max_subschemas={limits.max_subschemas} "
                 "compiled subschemas",
                 location=pointer,
                 limit="max_subschemas",
-                value=self.options.limits.max_subschemas,
+                value=limits.max_subschemas,
             )
         node = Node(f"{base}#{as_fragment(pointer)}")
         self._cache[key] = node
         self._where[key] = pointer
         if isinstance(value, bool):
-            from .keywords.core import compile_boolean
-
-            compile_boolean(node, value)
+            self._compile_boolean(node, value)
         else:
-            context = SchemaContext(self, value, base, pointer, dialect, scope, tracking, key)
-            context.children = node.children
-            context.back = node.back
+            context = SchemaContext(self, value, base, pointer, dialect, scope, tracking, key, node)
             node.context = context
-            from .keywords import build_node
-
-            limit = self.options.limits.max_reference_depth
+            limit = limits.max_reference_depth
             self._depth += 1
             if self._depth > limit:
                 raise ExecutionFailure(
@@ -587,15 +668,18 @@ class Compiler:
                     limit="max_reference_depth",
                     value=limit,
                 )
-            build_node(node, context)
+            self._build_node(node, context)
             self._depth -= 1
             # Evaluation paths through the subschemas, cycles cut at their closing
             # edges: what one value can be checked against is at most this many,
             # which spares recursion.check_child_fan_out its work when it is small.
             back = node.back
-            paths = 1 + sum(
-                child.paths for tokens, child in node.children.items() if tokens not in back
-            )
+            if back:
+                paths = 1 + sum(
+                    child.paths for tokens, child in node.children.items() if tokens not in back
+                )
+            else:
+                paths = 1 + sum([child.paths for child in node.children.values()])
             node.paths = paths if paths < _MANY_PATHS else _MANY_PATHS
         node.ready = True
         return node
@@ -638,7 +722,17 @@ class Compiler:
         return tuple(sorted((*scope, *new)))
 
     def check_progress(self) -> None:
-        """Raise SchemaError if some in-place reference chain loops back on itself."""
+        """Raise SchemaError if some in-place reference chain loops back on itself,
+        ExecutionFailure if one value could be checked against too many subschemas
+        in place."""
+        if not self.cycles and self._cache:
+            # Without a closing edge no chain can loop, and every in-place edge is a
+            # child edge counted in Node.paths, so no value is checked in place
+            # against more subschemas than the root's paths: when those are few
+            # enough, neither walk below can find anything.
+            root = next(iter(self._cache.values()))
+            if root.paths <= self.options.limits.max_inplace_applications:
+                return
         white, grey, black = 0, 1, 2
         colour: dict[tuple[Any, ...], int] = {}
         for start in self._edges:

@@ -28,12 +28,15 @@ def escape(token: str | int) -> str:
 
 def format_pointer(tokens: Iterable[str | int]) -> str:
     """Join reference tokens into a JSON Pointer string ("" is the root)."""
-    if isinstance(tokens, tuple) and len(tokens) == 1:
-        # The common case when compiling: one keyword name, nothing to escape.
-        (token,) = tokens
+    # Compiling joins one or two tokens at a time, mostly keyword and property names
+    # with nothing to escape: plain concatenation, no generator.
+    pointer = ""
+    for token in tokens:
         if type(token) is str and "~" not in token and "/" not in token:
-            return "/" + token
-    return "".join("/" + escape(token) for token in tokens)
+            pointer += "/" + token
+        else:
+            pointer += "/" + escape(token)
+    return pointer
 
 
 # RFC 3986 section 3.5: a fragment is pchar, "/" and "?"; everything else is

@@ -19,7 +19,7 @@ from typing import Any
 
 from .errors import ExecutionFailure, SchemaError
 from .limits import Limits
-from .pointer import PointerError, format_pointer, parse_pointer, resolve_pointer
+from .pointer import PointerError, escape, format_pointer, parse_pointer, resolve_pointer
 from .uri import join, split_fragment, unquote_fragment
 
 __all__ = ["Index", "Target", "bundled_metaschemas"]
@@ -42,6 +42,9 @@ ARRAY = ("prefixItems", "allOf", "anyOf", "oneOf")
 # "definitions" is not a 2020-12 keyword, but its meta-schema still reserves it for
 # subschemas, and real schemas keep using it.
 MAPPING = ("$defs", "definitions", "properties", "patternProperties", "dependentSchemas")
+_HOLDING = frozenset((*SINGLE, *ARRAY, *MAPPING))
+# The keywords that identify, anchor or declare something the index records.
+_MARKERS = frozenset(("$id", "$schema", "$anchor", "$dynamicAnchor", "$dynamicRef"))
 
 _BUNDLED: dict[str, Any] | None = None
 
@@ -108,7 +111,7 @@ class Index:
         # Names of the $dynamicAnchors each resource defines.
         self.dynamic_names: dict[str, frozenset[str]] = {}
         # id(node) -> (base URI, pointer in that resource) for every indexed dict.
-        self._located: dict[int, tuple[str, str]] = {}
+        self.located: dict[int, tuple[str, str]] = {}
         # Resource URI -> the $schema value in force there (absent: the default).
         self.declared_schema: dict[str, Any] = {}
         self.uses_dynamic_ref = False
@@ -135,39 +138,63 @@ class Index:
             )
         if not isinstance(node, dict):
             return
-        identifier = node.get("$id")
-        if isinstance(identifier, str):
-            new_base, _ = split_fragment(join(base, identifier))
-            if new_base != resource or pointer != "":
-                base, pointer = new_base, ""
-                self.resources.setdefault(base, node)
-            resource = base
-        if "$schema" in node:
-            dialect = node["$schema"]
+        # Most schema objects have no identifier, anchor, $schema or $dynamicRef.
+        marked = not _MARKERS.isdisjoint(node)
+        if marked:
+            identifier = node.get("$id")
+            if isinstance(identifier, str):
+                new_base, _ = split_fragment(join(base, identifier))
+                if new_base != resource or pointer != "":
+                    base, pointer = new_base, ""
+                    self.resources.setdefault(base, node)
+                resource = base
+            if "$schema" in node:
+                dialect = node["$schema"]
         if dialect is not None:
             self.declared_schema.setdefault(resource, dialect)
-        self._located.setdefault(id(node), (base, pointer))
-        anchor = node.get("$anchor")
-        if isinstance(anchor, str):
-            self.anchors.setdefault((base, anchor), Target(node, base, pointer))
-        dynamic = node.get("$dynamicAnchor")
-        if isinstance(dynamic, str):
-            target = Target(node, base, pointer)
-            # A $dynamicAnchor is also a plain-name fragment for $ref.
-            self.anchors.setdefault((base, dynamic), target)
-            self.dynamic_anchors.setdefault((base, dynamic), target)
-            self.dynamic_names[base] = self.dynamic_names.get(base, frozenset()) | {dynamic}
-        if "$dynamicRef" in node:
-            self.uses_dynamic_ref = True
-        for tokens, child in subschemas(node):
-            self._walk(child, base, pointer + format_pointer(tokens), resource, depth + 1, dialect)
+        self.located.setdefault(id(node), (base, pointer))
+        if marked:
+            anchor = node.get("$anchor")
+            if isinstance(anchor, str):
+                self.anchors.setdefault((base, anchor), Target(node, base, pointer))
+            dynamic = node.get("$dynamicAnchor")
+            if isinstance(dynamic, str):
+                target = Target(node, base, pointer)
+                # A $dynamicAnchor is also a plain-name fragment for $ref.
+                self.anchors.setdefault((base, dynamic), target)
+                self.dynamic_anchors.setdefault((base, dynamic), target)
+                self.dynamic_names[base] = self.dynamic_names.get(base, frozenset()) | {dynamic}
+            if "$dynamicRef" in node:
+                self.uses_dynamic_ref = True
+        if _HOLDING.isdisjoint(node):
+            return  # a leaf: most schema objects are
+        # The order of subschemas(), with the pointers built by concatenation.
+        depth += 1
+        walk = self._walk
+        for keyword in SINGLE:
+            if keyword in node:
+                walk(node[keyword], base, f"{pointer}/{keyword}", resource, depth, dialect)
+        for keyword in ARRAY:
+            value = node.get(keyword)
+            if isinstance(value, list):
+                prefix = f"{pointer}/{keyword}/"
+                for index, item in enumerate(value):
+                    walk(item, base, prefix + str(index), resource, depth, dialect)
+        for keyword in MAPPING:
+            value = node.get(keyword)
+            if isinstance(value, dict):
+                prefix = f"{pointer}/{keyword}/"
+                for name, item in value.items():
+                    if type(name) is not str or "~" in name or "/" in name:
+                        name = escape(name)
+                    walk(item, base, prefix + name, resource, depth, dialect)
 
     # -- lookup ---------------------------------------------------------------
 
     def locate(self, node: Any, fallback_base: str, fallback_pointer: str) -> tuple[str, str]:
         """The base URI and pointer of an indexed node, else the fallback."""
         if isinstance(node, dict):
-            found = self._located.get(id(node))
+            found = self.located.get(id(node))
             if found is not None:
                 return found
         return fallback_base, fallback_pointer

@@ -331,9 +331,12 @@ def _compile_document(
         _check_schema_document(schema, registry, loader, "the schema")
     node = compiler.node(schema, base, "", dialect, (), False, None)
     compiler.check_progress()
-    nodes = compiler.nodes
-    check_child_fan_out(node, nodes, options.limits.max_inplace_applications)
-    compiler.memoises = mark_fan_out(nodes)
+    limit = options.limits.max_inplace_applications
+    # Both walks have nothing to do, and return at once, when the root's evaluation
+    # paths are within the limit and when no edge closes a cycle: spare them the list.
+    if node.paths > limit:
+        check_child_fan_out(node, compiler.nodes, limit)
+    compiler.memoises = mark_fan_out(compiler.nodes) if compiler.cycles else False
     if check_schema:
         # Documents pulled in through references are schemas too.
         for uri, document in index.loaded:

@@ -11,6 +11,7 @@ and builds the node's three closures.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from operator import attrgetter
 from time import monotonic
 from typing import Any
 
@@ -26,6 +27,7 @@ from ..compiler import (
     finite,
     make_error,
 )
+from ..dialect import Dialect
 from ..display import show
 from ..errors import ExecutionFailure, ValidationError
 from ..guard import non_json
@@ -81,21 +83,35 @@ def _is_integral(x: Any) -> bool:
     return bool(x.is_integer())
 
 
+# Per set of active vocabularies: the compilers of the keywords active there, and
+# whether "type" is (at most 2**8 entries: one per subset of the vocabularies).
+_ACTIVE: dict[frozenset[str], tuple[dict[str, Compile], bool]] = {}
+
+
+def _active(dialect: Dialect) -> tuple[dict[str, Compile], bool]:
+    found = _ACTIVE.get(dialect.vocabularies)
+    if found is None:
+        compilers = {
+            name: compile
+            for name, (vocabulary, compile) in KEYWORDS.items()
+            if dialect.has(vocabulary) or (name == "format" and dialect.asserts_format)
+        }
+        found = _ACTIVE[dialect.vocabularies] = (compilers, dialect.has("validation"))
+    return found
+
+
 def build_node(node: Node, ctx: SchemaContext) -> None:
     """Compile every active keyword of ``ctx.schema`` and fuse them into ``node``."""
     keywords: list[Keyword] = []
     types: frozenset[str] | None = None
+    compilers, typed = _active(ctx.dialect)
     for name, value in ctx.schema.items():
-        if name == "type":
-            if ctx.dialect.has("validation"):
+        compile = compilers.get(name)
+        if compile is None:
+            if name == "type" and typed:
                 types = validation.parse_types(ctx, value)
             continue
-        entry = KEYWORDS.get(name)
-        if entry is None:
-            continue
-        if not ctx.dialect.has(entry[0]) and not (name == "format" and ctx.dialect.asserts_format):
-            continue
-        keyword = entry[1](ctx, value)
+        keyword = compile(ctx, value)
         if keyword is not None:
             keywords.append(keyword)
     for index, keyword in enumerate(keywords):
@@ -103,7 +119,7 @@ def build_node(node: Node, ctx: SchemaContext) -> None:
             folded = unevaluated.fold(node, ctx, keyword)
             if folded is not None:
                 keywords[index] = folded
-    keywords.sort(key=lambda k: k.cost)
+    keywords.sort(key=_COST)
     if types is not None and "integer" in types and "number" not in types:
         keywords.insert(0, _integer_check(ctx, types))
     if keywords or types is not None:
@@ -111,9 +127,11 @@ def build_node(node: Node, ctx: SchemaContext) -> None:
     node.types = types
     node.keywords = {k.name: k for k in keywords if k is not _FINITE and k.name != "type"}
     _fuse(node, ctx, keywords, types)
-    limits = ctx.options.limits
-    if limits.time_budget is not None:
+    if ctx.compiler.options.limits.time_budget is not None:
         _add_deadline(node, ctx)
+
+
+_COST = attrgetter("cost")
 
 
 def _finite_errors(x: Any, ipath: Path, kpath: Path) -> Iterator[ValidationError]:
@@ -169,126 +187,269 @@ def _add_deadline(node: Node, ctx: SchemaContext) -> None:
 
 def _integer_check(ctx: SchemaContext, types: frozenset[str]) -> Keyword:
     """Checks only floats, and only when "integer" is allowed but "number" is not."""
-    absolute = ctx.location("type")
-    expected = describe_types(types)
 
     def errors(x: Any, ipath: Path, kpath: Path) -> Iterator[ValidationError]:
         if not x.is_integer():
+            # The location and the message are only worked out for an error.
             yield make_error(
-                f"{show(x)} is not of type {expected}", "type", x, ipath, (kpath, "type"), absolute
+                f"{show(x)} is not of type {describe_types(types)}",
+                "type",
+                x,
+                ipath,
+                (kpath, "type"),
+                ctx.location("type"),
             )
 
     return Keyword("type", "float", _is_integral, errors, cost=0)
 
 
-# The Python types each ``applies_to`` of a keyword covers.
-_PY_TYPES_OF: dict[str, tuple[type, ...]] = {
-    "float": (float,),
-    **{
-        json_type: tuple(t for t in _PY_TYPES if _JSON_OF[t] == json_type)
-        for json_type in set(_JSON_OF.values())
-    },
+# The ``applies_to`` values of the keywords that apply to each Python type.
+_ACCEPTS: dict[type, frozenset[str | None]] = {
+    py_type: frozenset({None, _JSON_OF[py_type], *(("float",) if py_type is float else ())})
+    for py_type in _PY_TYPES
 }
+
+# Table entries shared by every node: they hold no closures of their own.
+_REJECT_FLOAT: tuple[Callable[[Any], bool], ...] = (_finite_then_false,)
+_ONLY_FINITE: tuple[Callable[[Any], bool], ...] = (finite,)
+_REJECT_FLOAT_TRACK: tuple[tuple[Any, ...], tuple[Any, ...]] = (_REJECT_FLOAT, ())
+
+
+def _type_ok(py_type: type, types: frozenset[str] | None) -> bool:
+    """Whether the type keyword (``types``, None when absent) allows ``py_type``."""
+    if types is None:
+        return True
+    json_type = _JSON_OF[py_type]
+    return json_type in types or (json_type == "number" and "integer" in types)
+
+
+# A valid table's layout, by the type keyword's types and the ``applies_to`` of the
+# node's keywords in order: its entries that hold no checks of the node (None, (),
+# _REJECT_FLOAT), and for each distinct set of keyword positions the Python types
+# whose entry holds those keywords' checks. Few shapes exist; the cache is bounded
+# anyway, as its keys come from the schemas compiled.
+_Layout = tuple[dict[type, Any], tuple[tuple[tuple[int, ...], tuple[type, ...]], ...]]
+_LAYOUTS: dict[tuple[frozenset[str] | None, tuple[str | None, ...]], _Layout] = {}
+_MAX_LAYOUTS = 4096
+
+
+def _layout(types: frozenset[str] | None, shape: tuple[str | None, ...]) -> _Layout:
+    fixed: dict[type, Any] = {}
+    groups: dict[tuple[int, ...], list[type]] = {}
+    for py_type in _PY_TYPES:
+        if not _type_ok(py_type, types):
+            fixed[py_type] = _REJECT_FLOAT if py_type is float else None
+            continue
+        accepts = _ACCEPTS[py_type]
+        positions = tuple([i for i, applies_to in enumerate(shape) if applies_to in accepts])
+        if positions:
+            groups.setdefault(positions, []).append(py_type)
+        else:
+            fixed[py_type] = ()
+    layout = (fixed, tuple((positions, tuple(kinds)) for positions, kinds in groups.items()))
+    if len(_LAYOUTS) >= _MAX_LAYOUTS:
+        _LAYOUTS.clear()
+    _LAYOUTS[(types, shape)] = layout
+    return layout
+
+
+def _valid_table(plain: list[Keyword], types: frozenset[str] | None) -> dict[type, Any]:
+    """Per Python type: the tuple of checks that apply, in cost order, or None where
+    the type keyword rejects that type. Types with the same checks share one tuple,
+    and a type with none gets the empty tuple: fewer objects for the garbage
+    collector to visit."""
+    shape = tuple([k.applies_to for k in plain])
+    layout = _LAYOUTS.get((types, shape)) or _layout(types, shape)
+    fixed, groups = layout
+    table = fixed.copy()
+    for positions, kinds in groups:
+        checks = tuple([plain[i].valid for i in positions])
+        if checks == _ONLY_FINITE:
+            checks = _ONLY_FINITE
+        for py_type in kinds:
+            table[py_type] = checks
+    return table
+
+
+class _Fused:
+    """The error path of a node that dispatches on the type of its value, and, called,
+    its ``track`` when it records nothing (it then only checks: a node's own
+    object, not one more bound method, for the garbage collector to visit).
+
+    Errors are rare next to compiles, so their per-type table is built on first use.
+    Validators are shared between threads: two threads may both build it, which is
+    harmless, as both build the same table and one assignment publishes it whole.
+    """
+
+    __slots__ = (
+        "_errors_table",
+        "ctx",
+        "given",
+        "keywords",
+        "node",
+        "types",
+        "valid",
+        "valid_table",
+    )
+
+    def __init__(
+        self,
+        node: Node,
+        ctx: SchemaContext,
+        keywords: list[Keyword],
+        types: frozenset[str] | None,
+        given: tuple[Keyword, ...],
+        valid: Callable[[Any], bool],
+        valid_table: dict[type, Any],
+    ) -> None:
+        self.node = node
+        self.ctx = ctx
+        self.keywords = keywords
+        self.types = types
+        self.given = given
+        self.valid = valid
+        self.valid_table = valid_table
+        self._errors_table: dict[type, tuple[bool, tuple[Keyword, ...]]] | None = None
+
+    def __call__(self, x: Any, acc: Evaluated) -> bool:
+        return self.valid(x)
+
+    def _build_errors_table(self) -> dict[type, tuple[bool, tuple[Keyword, ...]]]:
+        plain = [k for k in self.keywords if k.errors_given is None]
+        only_untyped = tuple([k for k in plain if k.applies_to is None])
+        table: dict[type, tuple[bool, tuple[Keyword, ...]]] = {}
+        for py_type in _PY_TYPES:
+            if _type_ok(py_type, self.types):
+                accepts = _ACCEPTS[py_type]
+                table[py_type] = (True, tuple([k for k in plain if k.applies_to in accepts]))
+            else:
+                table[py_type] = (False, only_untyped)
+        self._errors_table = table
+        return table
+
+    def errors(self, x: Any, ipath: Path, kpath: Path) -> Iterator[ValidationError]:
+        # The fast path first: a valid subtree has no errors to look for, so the
+        # error walk only goes down where something failed.
+        try:
+            if self.node.valid(x):
+                return iter(())
+        except ExecutionFailure as exc:
+            if exc.limit != "json_data_model":
+                raise
+            # A value outside the JSON data model: the walk below meets it again and
+            # knows where it is.
+        try:
+            return self._walk(x, ipath, kpath)
+        except ExecutionFailure as exc:
+            exc.location = exc.location or to_pointer(ipath)
+            raise
+
+    def _walk(self, x: Any, ipath: Path, kpath: Path) -> Iterator[ValidationError]:
+        try:
+            kind = type(x)
+            if kind not in self.valid_table:
+                kind = canonical_type(x)
+        except ExecutionFailure as exc:
+            exc.location = exc.location or to_pointer(ipath)
+            raise
+        if kind is float and x - x != 0.0:
+            raise non_json(x, ipath)
+        table = self._errors_table or self._build_errors_table()
+        type_ok, applicable = table[kind]
+        if type_ok and not self.given:
+            # No generator of its own when one keyword applies: a frame less per
+            # level of a recursive schema's error path.
+            if not applicable:
+                return iter(())
+            if len(applicable) == 1:
+                return applicable[0].errors(x, ipath, kpath)
+        return self._all_errors(x, ipath, kpath, kind, type_ok, applicable)
+
+    def _all_errors(
+        self,
+        x: Any,
+        ipath: Path,
+        kpath: Path,
+        kind: type,
+        type_ok: bool,
+        applicable: tuple[Keyword, ...],
+    ) -> Iterator[ValidationError]:
+        if not type_ok:
+            assert self.types is not None  # only the type keyword rejects a type
+            yield make_error(
+                f"{type_name(x)} is not of type {describe_types(self.types)}",
+                "type",
+                x,
+                ipath,
+                (kpath, "type"),
+                self.ctx.location("type"),
+            )
+        for keyword in applicable:
+            yield from keyword.errors(x, ipath, kpath)
+        given = self.given
+        if given and type_ok:
+            acc = Evaluated()
+            for keyword in applicable:
+                if keyword.track is not None:
+                    keyword.track(x, acc)
+            for keyword in given:
+                if keyword.applies_to == _JSON_OF[kind] and keyword.errors_given is not None:
+                    yield from keyword.errors_given(x, acc, ipath, kpath)
+
+
+class _AsTrack:
+    """``track`` for a node that records nothing: its check alone (one object costs
+    the garbage collector less than a closure)."""
+
+    __slots__ = ("valid",)
+
+    def __init__(self, valid: Callable[[Any], bool]) -> None:
+        self.valid = valid
+
+    def __call__(self, x: Any, acc: Evaluated) -> bool:
+        return self.valid(x)
 
 
 def _fuse(
     node: Node, ctx: SchemaContext, keywords: list[Keyword], types: frozenset[str] | None
 ) -> None:
-    given = [k for k in keywords if k.errors_given is not None]
-    plain = [k for k in keywords if k.errors_given is None]
+    given = tuple([k for k in keywords if k.errors_given is not None])
     tracking = ctx.tracking or bool(given)
-    if types is None and all(k is _FINITE for k in keywords):
+    # Without a type keyword, _FINITE is there only with other keywords.
+    if types is None and not keywords:
         node.trivial = True
         node.valid = _always_true
         node.errors = _no_errors
         node.track = _track_nothing
         return
-    rest = [k for k in keywords if k is not _FINITE]
-    if types is None and len(rest) == 1 and rest[0].name in _PASS_THROUGH and not given:
-        # A lone keyword that applies to every type (typically {"$ref": ...}) is the
-        # node: no dispatch, and one Python frame less per level of recursion. Its
-        # target checks floats itself.
-        only = rest[0]
-        node.lone = only.name
-        valid = only.valid
-        tokens: tuple[str | int, ...] = (only.name,)
-        if only.name not in _REFERENCES and len(ctx.schema[only.name]) == 1:
-            # One branch of allOf, anyOf or oneOf answers for them (not so their errors).
-            tokens = (only.name, 0)
-        target = ctx.children.get(tokens)
-        if target is not None:
-            node.only = tokens
-            if target.ready:
-                node.alias = target
-                valid = target.valid
-            elif len(tokens) == 2:
-                valid = core.call_valid(target)
-        node.valid = node.closure_valid = valid
-        node.errors = only.errors
-        node.track = (
-            only.track if tracking and only.track is not None else _track_as_valid(only.valid)
-        )
-        # Generated code writes the keyword alone, without a type dispatch.
-        node.inline_ok = True
-        return
+    if types is None and not given:
+        rest = [k for k in keywords if k is not _FINITE]
+        if len(rest) == 1 and rest[0].name in _PASS_THROUGH:
+            _pass_through(node, ctx, rest[0], tracking)
+            return
 
-    type_location = ctx.location("type")
-    expected = describe_types(types) if types is not None else ""
-
-    # The keywords that apply to each Python type, in cost order, in one pass.
-    per_type: dict[type, list[Keyword]] = {py_type: [] for py_type in _PY_TYPES}
-    untyped: list[Keyword] = []
-    for k in plain:
-        if k.applies_to is None:
-            untyped.append(k)
-            for bucket in per_type.values():
-                bucket.append(k)
-        else:
-            for py_type in _PY_TYPES_OF[k.applies_to]:
-                per_type[py_type].append(k)
-    only_untyped = tuple(untyped)
-
-    # Values: a tuple of checks, or None where the type keyword rejects that type.
-    valid_table: dict[type, Any] = {}
-    errors_table: dict[type, tuple[bool, tuple[Keyword, ...]]] = {}
-    track_table: dict[type, tuple[tuple[Any, ...], tuple[Any, ...]] | None] = {}
-    for py_type in _PY_TYPES:
-        json_type = _JSON_OF[py_type]
-        type_ok = types is None or json_type in types
-        if not type_ok and json_type == "number" and "integer" in types:  # type: ignore[operator]
-            type_ok = True
-        applicable = tuple(per_type[py_type])
-        errors_table[py_type] = (type_ok, applicable if type_ok else only_untyped)
-        if not type_ok:
-            valid_table[py_type] = (_finite_then_false,) if py_type is float else None
-            track_table[py_type] = ((_finite_then_false,), ()) if py_type is float else None
-            continue
-        valid_table[py_type] = tuple(k.valid for k in applicable)
-        if tracking:
-            trackers = tuple(k.track for k in applicable if k.track is not None)
-            checks = tuple(k.valid for k in applicable if k.track is None)
-            uneval = tuple(k.track for k in given if k.applies_to == json_type and k.track)
-            track_table[py_type] = (checks, trackers + uneval)
-
-    def lookup(x: Any) -> type:
-        kind = type(x)
-        return kind if kind in valid_table else canonical_type(x)
-
-    def track(x: Any, acc: Evaluated) -> bool:
-        entry = track_table[lookup(x)]
-        if entry is None:
-            return False
-        checks, trackers = entry
-        for check in checks:
-            if not check(x):
-                return False
-        for tracker in trackers:
-            if not tracker(x, acc):
-                return False
-        return True
+    plain = [k for k in keywords if k.errors_given is None] if given else keywords
+    valid_table = _valid_table(plain, types)
 
     if given:
-        shared_track = track
+        track_table = _track_table(plain, given, types)
+
+        def lookup(x: Any) -> type:
+            kind = type(x)
+            return kind if kind in valid_table else canonical_type(x)
+
+        def shared_track(x: Any, acc: Evaluated) -> bool:
+            entry = track_table[lookup(x)]
+            if entry is None:
+                return False
+            checks, trackers = entry
+            for check in checks:
+                if not check(x):
+                    return False
+            for tracker in trackers:
+                if not tracker(x, acc):
+                    return False
+            return True
 
         def track(x: Any, acc: Evaluated) -> bool:
             # unevaluated* sees only what this schema evaluated, not its parent's
@@ -315,11 +476,10 @@ def _fuse(
             return True
 
     else:
-        missing = object()
 
         def valid(x: Any) -> bool:
-            checks = valid_table.get(type(x), missing)
-            if checks is missing:
+            checks = valid_table.get(type(x), _MISSING)
+            if checks is _MISSING:
                 checks = valid_table[canonical_type(x)]
             if checks is None:
                 return False
@@ -328,78 +488,74 @@ def _fuse(
                     return False
             return True
 
-    def errors(x: Any, ipath: Path, kpath: Path) -> Iterator[ValidationError]:
-        # The fast path first: a valid subtree has no errors to look for, so the
-        # error walk only goes down where something failed.
-        try:
-            if node.valid(x):
-                return iter(())
-        except ExecutionFailure as exc:
-            if exc.limit != "json_data_model":
-                raise
-            # A value outside the JSON data model: the walk below meets it again and
-            # knows where it is.
-        try:
-            return _walk(x, ipath, kpath)
-        except ExecutionFailure as exc:
-            exc.location = exc.location or to_pointer(ipath)
-            raise
+        if tracking:
+            track_table = _track_table(plain, given, types)
 
-    def _walk(x: Any, ipath: Path, kpath: Path) -> Iterator[ValidationError]:
-        try:
-            kind = lookup(x)
-        except ExecutionFailure as exc:
-            exc.location = exc.location or to_pointer(ipath)
-            raise
-        if kind is float and x - x != 0.0:
-            raise non_json(x, ipath)
-        type_ok, applicable = errors_table[kind]
-        if type_ok and not given:
-            # No generator of its own when one keyword applies: a frame less per
-            # level of a recursive schema's error path.
-            if not applicable:
-                return iter(())
-            if len(applicable) == 1:
-                return applicable[0].errors(x, ipath, kpath)
-        return all_errors(x, ipath, kpath, kind, type_ok, applicable)
+            def track(x: Any, acc: Evaluated) -> bool:
+                kind = type(x)
+                entry = track_table[kind if kind in valid_table else canonical_type(x)]
+                if entry is None:
+                    return False
+                checks, trackers = entry
+                for check in checks:
+                    if not check(x):
+                        return False
+                for tracker in trackers:
+                    if not tracker(x, acc):
+                        return False
+                return True
 
-    def all_errors(
-        x: Any,
-        ipath: Path,
-        kpath: Path,
-        kind: type,
-        type_ok: bool,
-        applicable: tuple[Keyword, ...],
-    ) -> Iterator[ValidationError]:
-        if not type_ok:
-            yield make_error(
-                f"{type_name(x)} is not of type {expected}",
-                "type",
-                x,
-                ipath,
-                (kpath, "type"),
-                type_location,
-            )
-        for keyword in applicable:
-            yield from keyword.errors(x, ipath, kpath)
-        if given and type_ok:
-            acc = Evaluated()
-            for keyword in applicable:
-                if keyword.track is not None:
-                    keyword.track(x, acc)
-            for keyword in given:
-                if keyword.applies_to == _JSON_OF[kind] and keyword.errors_given is not None:
-                    yield from keyword.errors_given(x, acc, ipath, kpath)
-
-    node.errors = errors
-    node.track = track if tracking else _track_as_valid(valid)
+    fused = _Fused(node, ctx, keywords, types, given, valid, valid_table)
+    node.errors = fused.errors
+    node.track = track if tracking else fused
     node.closure_valid = valid
     node.valid = valid
     node.inline_ok = not given
 
 
-def _track_as_valid(valid: Callable[[Any], bool]) -> Callable[[Any, Evaluated], bool]:
-    def track(x: Any, acc: Evaluated) -> bool:
-        return valid(x)
+_MISSING: Any = object()
 
-    return track
+
+def _track_table(
+    plain: list[Keyword], given: tuple[Keyword, ...], types: frozenset[str] | None
+) -> dict[type, tuple[tuple[Any, ...], tuple[Any, ...]] | None]:
+    """Per Python type: the checks that record nothing and the trackers (its own,
+    then unevaluated*) of a tracking node, or None where the type is rejected."""
+    table: dict[type, tuple[tuple[Any, ...], tuple[Any, ...]] | None] = {}
+    for py_type in _PY_TYPES:
+        if not _type_ok(py_type, types):
+            table[py_type] = _REJECT_FLOAT_TRACK if py_type is float else None
+            continue
+        accepts = _ACCEPTS[py_type]
+        json_type = _JSON_OF[py_type]
+        applicable = [k for k in plain if k.applies_to in accepts]
+        trackers = tuple(k.track for k in applicable if k.track is not None)
+        checks = tuple(k.valid for k in applicable if k.track is None)
+        uneval = tuple(k.track for k in given if k.applies_to == json_type and k.track)
+        table[py_type] = (checks, trackers + uneval)
+    return table
+
+
+def _pass_through(node: Node, ctx: SchemaContext, only: Keyword, tracking: bool) -> None:
+    """A lone keyword that applies to every type (typically {"$ref": ...}) is the
+    node: no dispatch, and one Python frame less per level of recursion. Its target
+    checks floats itself."""
+    node.lone = only.name
+    valid = only.valid
+    tokens: tuple[str | int, ...] = (only.name,)
+    if only.name not in _REFERENCES and len(ctx.schema[only.name]) == 1:
+        # One branch of allOf, anyOf or oneOf answers for them (not so their errors).
+        tokens = (only.name, 0)
+    target = ctx.children.get(tokens)
+    if target is not None:
+        node.only = tokens
+        if target.ready:
+            node.alias = target
+            valid = target.valid
+        elif len(tokens) == 2:
+            valid = core.call_valid(target)
+    node.valid = node.closure_valid = valid
+    node.errors = only.errors
+    node.track = only.track if tracking and only.track is not None else _AsTrack(only.valid)
+    # Generated code writes the keyword alone, without a type dispatch.
+    node.inline_ok = True

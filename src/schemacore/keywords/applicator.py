@@ -88,8 +88,9 @@ def compile_properties(ctx: SchemaContext, value: Any) -> Keyword | None:
         name: ctx.descend(sub, "properties", name)
         for name, sub in _mapping(ctx, value, "properties").items()
     }
-    names = frozenset(children)
     checks = {name: call_valid(node) for name, node in children.items() if not node.trivial}
+    if not checks and not ctx.tracking:
+        return None
     pairs = tuple(checks.items())
     count = len(pairs)
 
@@ -105,26 +106,30 @@ def compile_properties(ctx: SchemaContext, value: Any) -> Keyword | None:
                     return False
         return True
 
-    error_pairs = tuple((name, call_errors(node)) for name, node in children.items())
+    # Two flat tuples rather than a pair per property: fewer objects to keep.
+    error_names = tuple(children)
+    error_fns = tuple([call_errors(node) for node in children.values()])
 
     def errors(x: Any, ipath: Path, kpath: Path) -> Iterator[ValidationError]:
         here = (kpath, "properties")
-        for key, child_errors in error_pairs:
+        for key, child_errors in zip(error_names, error_fns, strict=True):
             if key in x:
                 yield from child_errors(x[key], (ipath, key), (here, key))
 
-    def track(x: Any, acc: Evaluated) -> bool:
-        # Mark first, so that the error path sees these names as evaluated even
-        # when one of them fails; then the loop of valid(), inlined to save a frame.
-        acc.props.update(names.intersection(x))
-        for key, check in pairs:
-            if key in x and not check(x[key]):
-                return False
-        return True
+    track = None
+    if ctx.tracking:
+        names = frozenset(children)
 
-    if not pairs and not ctx.tracking:
-        return None
-    return Keyword("properties", "object", valid, errors, track if ctx.tracking else None, cost=40)
+        def track(x: Any, acc: Evaluated) -> bool:
+            # Mark first, so that the error path sees these names as evaluated even
+            # when one of them fails; then the loop of valid(), inlined to save a frame.
+            acc.props.update(names.intersection(x))
+            for key, check in pairs:
+                if key in x and not check(x[key]):
+                    return False
+            return True
+
+    return Keyword("properties", "object", valid, errors, track, cost=40)
 
 
 def compile_pattern_properties(ctx: SchemaContext, value: Any) -> Keyword | None:
@@ -155,19 +160,20 @@ def compile_pattern_properties(ctx: SchemaContext, value: Any) -> Keyword | None
                 if search(key):
                     yield from child_errors(member, (ipath, key), (here, pattern))
 
-    def track(x: Any, acc: Evaluated) -> bool:
-        for key in x:
-            if type(key) is not str:
-                string_key(key)
-            for search in searches:
-                if search(key):
-                    acc.props.add(key)
-                    break
-        return valid(x)
+    track = None
+    if ctx.tracking:
 
-    return Keyword(
-        "patternProperties", "object", valid, errors, track if ctx.tracking else None, cost=60
-    )
+        def track(x: Any, acc: Evaluated) -> bool:
+            for key in x:
+                if type(key) is not str:
+                    string_key(key)
+                for search in searches:
+                    if search(key):
+                        acc.props.add(key)
+                        break
+            return valid(x)
+
+    return Keyword("patternProperties", "object", valid, errors, track, cost=60)
 
 
 def compile_additional_properties(ctx: SchemaContext, value: Any) -> Keyword | None:
@@ -178,13 +184,11 @@ def compile_additional_properties(ctx: SchemaContext, value: Any) -> Keyword | N
     if ctx.active("patternProperties") and isinstance(ctx.schema["patternProperties"], dict):
         searches = pattern_searches(ctx, ctx.schema["patternProperties"], "patternProperties")
     child = ctx.descend(value, "additionalProperties")
+    if child.trivial and not ctx.tracking:
+        return None
     check = call_valid(child)
     child_errors = call_errors(child)
-    absolute = ctx.location("additionalProperties")
     forbidden = value is False
-
-    def extra(x: Any) -> Iterator[str]:
-        return unmatched_keys(x, known, searches)
 
     if forbidden and not searches:
 
@@ -199,32 +203,32 @@ def compile_additional_properties(ctx: SchemaContext, value: Any) -> Keyword | N
     elif forbidden:
 
         def valid(x: Any) -> bool:
-            for _ in extra(x):
+            for _ in unmatched_keys(x, known, searches):
                 return False
             return True
 
     else:
 
         def valid(x: Any) -> bool:
-            for key in extra(x):
+            for key in unmatched_keys(x, known, searches):
                 if not check(x[key]):
                     return False
             return True
 
     def errors(x: Any, ipath: Path, kpath: Path) -> Iterator[ValidationError]:
+        extra = list(unmatched_keys(x, known, searches))
         return leftover_errors(
-            "additionalProperties", value, x, list(extra(x)), child_errors, ipath, kpath, absolute
+            "additionalProperties", value, x, extra, child_errors, ipath, kpath, ctx
         )
 
-    def track(x: Any, acc: Evaluated) -> bool:
-        acc.all_props = True
-        return valid(x)
+    track = None
+    if ctx.tracking:
 
-    if child.trivial and not ctx.tracking:
-        return None
-    return Keyword(
-        "additionalProperties", "object", valid, errors, track if ctx.tracking else None, cost=45
-    )
+        def track(x: Any, acc: Evaluated) -> bool:
+            acc.all_props = True
+            return valid(x)
+
+    return Keyword("additionalProperties", "object", valid, errors, track, cost=45)
 
 
 def compile_property_names(ctx: SchemaContext, value: Any) -> Keyword | None:
@@ -259,7 +263,8 @@ def compile_dependent_schemas(
     mapping = _mapping(ctx, value, keyword)
     nodes = {name: ctx.inplace(sub, keyword, name) for name, sub in mapping.items()}
     checks = tuple((name, call_valid(n)) for name, n in nodes.items() if not n.trivial)
-    trackers = tuple((name, call_track(n)) for name, n in nodes.items())
+    if not checks and not ctx.tracking:
+        return None
     error_pairs = tuple((name, call_errors(n)) for name, n in nodes.items())
 
     def valid(x: Any) -> bool:
@@ -274,16 +279,18 @@ def compile_dependent_schemas(
             if name in x:
                 yield from node_errors(x, ipath, (here, name))
 
-    def track(x: Any, acc: Evaluated) -> bool:
-        ok = True
-        for name, tracker in trackers:
-            if name in x and not tracker(x, acc):
-                ok = False
-        return ok
+    track = None
+    if ctx.tracking:
+        trackers = tuple((name, call_track(n)) for name, n in nodes.items())
 
-    if not checks and not ctx.tracking:
-        return None
-    return Keyword(keyword, "object", valid, errors, track if ctx.tracking else None, cost=70)
+        def track(x: Any, acc: Evaluated) -> bool:
+            ok = True
+            for name, tracker in trackers:
+                if name in x and not tracker(x, acc):
+                    ok = False
+            return ok
+
+    return Keyword(keyword, "object", valid, errors, track, cost=70)
 
 
 def compile_dependencies(ctx: SchemaContext, value: Any) -> Keyword | None:
@@ -350,13 +357,16 @@ def compile_prefix_items(ctx: SchemaContext, value: Any) -> Keyword | None:
         for index, (node_errors, item) in enumerate(zip(error_fns, x)):  # noqa: B905
             yield from node_errors(item, (ipath, index), (here, index))
 
-    def track(x: Any, acc: Evaluated) -> bool:
-        reached = min(size, len(x))
-        if reached > acc.prefix:
-            acc.prefix = reached
-        return valid(x)
+    track = None
+    if ctx.tracking:
 
-    return Keyword("prefixItems", "array", valid, errors, track if ctx.tracking else None, cost=40)
+        def track(x: Any, acc: Evaluated) -> bool:
+            reached = min(size, len(x))
+            if reached > acc.prefix:
+                acc.prefix = reached
+            return valid(x)
+
+    return Keyword("prefixItems", "array", valid, errors, track, cost=40)
 
 
 def compile_items(ctx: SchemaContext, value: Any) -> Keyword | None:
@@ -364,6 +374,8 @@ def compile_items(ctx: SchemaContext, value: Any) -> Keyword | None:
     if ctx.active("prefixItems") and isinstance(ctx.schema["prefixItems"], list):
         start = len(ctx.schema["prefixItems"])
     child = ctx.descend(value, "items")
+    if child.trivial and not ctx.tracking:
+        return None
     check = call_valid(child)
     child_errors = call_errors(child)
 
@@ -388,13 +400,14 @@ def compile_items(ctx: SchemaContext, value: Any) -> Keyword | None:
         for index in range(start, len(x)):
             yield from child_errors(x[index], (ipath, index), here)
 
-    def track(x: Any, acc: Evaluated) -> bool:
-        acc.all_items = True
-        return valid(x)
+    track = None
+    if ctx.tracking:
 
-    if child.trivial and not ctx.tracking:
-        return None
-    return Keyword("items", "array", valid, errors, track if ctx.tracking else None, cost=45)
+        def track(x: Any, acc: Evaluated) -> bool:
+            acc.all_items = True
+            return valid(x)
+
+    return Keyword("items", "array", valid, errors, track, cost=45)
 
 
 def _count(ctx: SchemaContext, keyword: str) -> int | None:
@@ -415,7 +428,6 @@ def compile_contains(ctx: SchemaContext, value: Any) -> Keyword | None:
     low = _count(ctx, "minContains")
     high = _count(ctx, "maxContains")
     minimum = 1 if low is None else low
-    absolute = ctx.location("contains")
 
     def matches(x: Any) -> int:
         found = 0
@@ -464,7 +476,13 @@ def compile_contains(ctx: SchemaContext, value: Any) -> Keyword | None:
                     for error in child_errors(item, (ipath, index), (kpath, "contains"))
                 )
                 yield make_error(
-                    message, "contains", x, ipath, (kpath, "contains"), absolute, context
+                    message,
+                    "contains",
+                    x,
+                    ipath,
+                    (kpath, "contains"),
+                    ctx.location("contains"),
+                    context,
                 )
             else:
                 yield make_error(
@@ -486,15 +504,18 @@ def compile_contains(ctx: SchemaContext, value: Any) -> Keyword | None:
                 ctx.location("maxContains"),
             )
 
-    def track(x: Any, acc: Evaluated) -> bool:
-        found = 0
-        for index, item in enumerate(x):
-            if check(item):
-                found += 1
-                acc.items.add(index)
-        return minimum <= found and (high is None or found <= high)
+    track = None
+    if ctx.tracking:
 
-    return Keyword("contains", "array", valid, errors, track if ctx.tracking else None, cost=60)
+        def track(x: Any, acc: Evaluated) -> bool:
+            found = 0
+            for index, item in enumerate(x):
+                if check(item):
+                    found += 1
+                    acc.items.add(index)
+            return minimum <= found and (high is None or found <= high)
+
+    return Keyword("contains", "array", valid, errors, track, cost=60)
 
 
 # -- in place ----------------------------------------------------------------------
@@ -507,7 +528,8 @@ def _branches(ctx: SchemaContext, keyword: str, value: Any) -> list[Node]:
 def compile_all_of(ctx: SchemaContext, value: Any) -> Keyword | None:
     nodes = _branches(ctx, "allOf", value)
     checks = tuple(call_valid(n) for n in nodes if not n.trivial)
-    trackers = tuple(call_track(n) for n in nodes)
+    if not checks and not ctx.tracking:
+        return None
     error_fns = tuple(call_errors(n) for n in nodes)
 
     def valid(x: Any) -> bool:
@@ -521,25 +543,25 @@ def compile_all_of(ctx: SchemaContext, value: Any) -> Keyword | None:
         for index, node_errors in enumerate(error_fns):
             yield from node_errors(x, ipath, (here, index))
 
-    def track(x: Any, acc: Evaluated) -> bool:
-        for tracker in trackers:
-            if not tracker(x, acc):
-                return False
-        return True
+    track = None
+    if ctx.tracking:
+        trackers = tuple(call_track(n) for n in nodes)
 
-    if not checks and not ctx.tracking:
-        return None
-    return Keyword("allOf", None, valid, errors, track if ctx.tracking else None, cost=80)
+        def track(x: Any, acc: Evaluated) -> bool:
+            for tracker in trackers:
+                if not tracker(x, acc):
+                    return False
+            return True
+
+    return Keyword("allOf", None, valid, errors, track, cost=80)
 
 
 def compile_any_of(ctx: SchemaContext, value: Any) -> Keyword | None:
     nodes = _branches(ctx, "anyOf", value)
-    checks = tuple(call_valid(n) for n in nodes)
-    trackers = tuple(call_track(n) for n in nodes)
-    error_fns = tuple(call_errors(n) for n in nodes)
-    absolute = ctx.location("anyOf")
     if any(n.trivial for n in nodes) and not ctx.tracking:
         return None
+    checks = tuple(call_valid(n) for n in nodes)
+    error_fns = tuple(call_errors(n) for n in nodes)
 
     def valid(x: Any) -> bool:
         for check in checks:
@@ -562,29 +584,31 @@ def compile_any_of(ctx: SchemaContext, value: Any) -> Keyword | None:
             x,
             ipath,
             here,
-            absolute,
+            ctx.location("anyOf"),
             tuple(found),
         )
 
-    def track(x: Any, acc: Evaluated) -> bool:
-        # Every passing branch contributes its evaluated locations: no short cut.
-        ok = False
-        for tracker in trackers:
-            branch = Evaluated()
-            if tracker(x, branch):
-                ok = True
-                acc.merge(branch)
-        return ok
+    track = None
+    if ctx.tracking:
+        trackers = tuple(call_track(n) for n in nodes)
 
-    return Keyword("anyOf", None, valid, errors, track if ctx.tracking else None, cost=85)
+        def track(x: Any, acc: Evaluated) -> bool:
+            # Every passing branch contributes its evaluated locations: no short cut.
+            ok = False
+            for tracker in trackers:
+                branch = Evaluated()
+                if tracker(x, branch):
+                    ok = True
+                    acc.merge(branch)
+            return ok
+
+    return Keyword("anyOf", None, valid, errors, track, cost=85)
 
 
 def compile_one_of(ctx: SchemaContext, value: Any) -> Keyword | None:
     nodes = _branches(ctx, "oneOf", value)
     checks = tuple(call_valid(n) for n in nodes)
-    trackers = tuple(call_track(n) for n in nodes)
     error_fns = tuple(call_errors(n) for n in nodes)
-    absolute = ctx.location("oneOf")
 
     def valid(x: Any) -> bool:
         found = False
@@ -612,7 +636,7 @@ def compile_one_of(ctx: SchemaContext, value: Any) -> Keyword | None:
                 x,
                 ipath,
                 here,
-                absolute,
+                ctx.location("oneOf"),
                 tuple(found),
             )
         elif len(passing) > 1:
@@ -623,30 +647,33 @@ def compile_one_of(ctx: SchemaContext, value: Any) -> Keyword | None:
                 x,
                 ipath,
                 (kpath, "oneOf"),
-                absolute,
+                ctx.location("oneOf"),
             )
 
-    def track(x: Any, acc: Evaluated) -> bool:
-        passed: Evaluated | None = None
-        for tracker in trackers:
-            branch = Evaluated()
-            if tracker(x, branch):
-                if passed is not None:
-                    return False
-                passed = branch
-        if passed is None:
-            return False
-        acc.merge(passed)
-        return True
+    track = None
+    if ctx.tracking:
+        trackers = tuple(call_track(n) for n in nodes)
 
-    return Keyword("oneOf", None, valid, errors, track if ctx.tracking else None, cost=85)
+        def track(x: Any, acc: Evaluated) -> bool:
+            passed: Evaluated | None = None
+            for tracker in trackers:
+                branch = Evaluated()
+                if tracker(x, branch):
+                    if passed is not None:
+                        return False
+                    passed = branch
+            if passed is None:
+                return False
+            acc.merge(passed)
+            return True
+
+    return Keyword("oneOf", None, valid, errors, track, cost=85)
 
 
 def compile_not(ctx: SchemaContext, value: Any) -> Keyword:
     # "not" passes no annotations up, so its subschema never needs tracking.
     node = ctx.inplace(value, "not", tracking=False)
     check = call_valid(node)
-    absolute = ctx.location("not")
 
     def valid(x: Any) -> bool:
         return not check(x)
@@ -659,7 +686,7 @@ def compile_not(ctx: SchemaContext, value: Any) -> Keyword:
                 x,
                 ipath,
                 (kpath, "not"),
-                absolute,
+                ctx.location("not"),
             )
 
     return Keyword("not", None, valid, errors, cost=75)
@@ -692,18 +719,20 @@ def compile_if(ctx: SchemaContext, value: Any) -> Keyword | None:
         elif else_errors is not None:
             yield from else_errors(x, ipath, (kpath, "else"))
 
-    condition_track = call_track(condition)
-    then_track = call_track(then) if then is not None else None
-    else_track = call_track(otherwise) if otherwise is not None else None
+    track = None
+    if ctx.tracking:
+        condition_track = call_track(condition)
+        then_track = call_track(then) if then is not None else None
+        else_track = call_track(otherwise) if otherwise is not None else None
 
-    def track(x: Any, acc: Evaluated) -> bool:
-        branch = Evaluated()
-        if condition_track(x, branch):
-            acc.merge(branch)
-            return then_track is None or then_track(x, acc)
-        return else_track is None or else_track(x, acc)
+        def track(x: Any, acc: Evaluated) -> bool:
+            branch = Evaluated()
+            if condition_track(x, branch):
+                acc.merge(branch)
+                return then_track is None or then_track(x, acc)
+            return else_track is None or else_track(x, acc)
 
-    return Keyword("if", None, valid, errors, track if ctx.tracking else None, cost=80)
+    return Keyword("if", None, valid, errors, track, cost=80)
 
 
 KEYWORDS: dict[str, Callable[[SchemaContext, Any], Keyword | None]] = {

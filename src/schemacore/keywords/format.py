@@ -63,11 +63,8 @@ def compile_format(ctx: SchemaContext, value: Any) -> Keyword | None:
                     limit="format_checker",
                 ) from exc
 
-    return assertion(
-        "format",
-        "string",
-        valid,
-        lambda x: f"the string is not a valid {value}",
-        ctx.location("format"),
-        cost=25,
-    )
+    return assertion(ctx, "format", "string", valid, _message, value, cost=25)
+
+
+def _message(x: Any, name: str) -> str:
+    return f"the string is not a valid {name}"

@@ -23,7 +23,6 @@ def compile_unevaluated_properties(ctx: SchemaContext, value: Any) -> Keyword:
     child = ctx.descend(value, "unevaluatedProperties")
     check = call_valid(child)
     child_errors = call_errors(child)
-    absolute = ctx.location("unevaluatedProperties")
 
     def track(x: Any, acc: Evaluated) -> bool:
         if not acc.all_props:
@@ -48,7 +47,7 @@ def compile_unevaluated_properties(ctx: SchemaContext, value: Any) -> Keyword:
             return
         left = [key for key in x if key not in acc.props]
         yield from leftover_errors(
-            "unevaluatedProperties", value, x, left, child_errors, ipath, kpath, absolute
+            "unevaluatedProperties", value, x, left, child_errors, ipath, kpath, ctx
         )
 
     def errors(x: Any, ipath: Path, kpath: Path) -> Iterator[ValidationError]:
@@ -61,7 +60,6 @@ def compile_unevaluated_items(ctx: SchemaContext, value: Any) -> Keyword:
     child = ctx.descend(value, "unevaluatedItems")
     check = call_valid(child)
     child_errors = call_errors(child)
-    absolute = ctx.location("unevaluatedItems")
 
     def unevaluated(x: Any, acc: Evaluated) -> Iterator[int]:
         if acc.all_items:
@@ -84,7 +82,7 @@ def compile_unevaluated_items(ctx: SchemaContext, value: Any) -> Keyword:
     def errors_given(x: Any, acc: Evaluated, ipath: Path, kpath: Path) -> Iterator[ValidationError]:
         left = list(unevaluated(x, acc))
         yield from leftover_errors(
-            "unevaluatedItems", value, x, left, child_errors, ipath, kpath, absolute
+            "unevaluatedItems", value, x, left, child_errors, ipath, kpath, ctx
         )
 
     def errors(x: Any, ipath: Path, kpath: Path) -> Iterator[ValidationError]:
@@ -156,7 +154,6 @@ def fold(node: Node, ctx: SchemaContext, keyword: Keyword) -> Keyword | None:
     child = ctx.children[(keyword.name,)]
     check = call_valid(child)
     child_errors = call_errors(child)
-    absolute = ctx.location(keyword.name)
     if keyword.name == "unevaluatedProperties":
         if found.all_props:
             return _evaluates_all(keyword)
@@ -178,7 +175,7 @@ def fold(node: Node, ctx: SchemaContext, keyword: Keyword) -> Keyword | None:
             # Each leftover member's own errors (none when it is valid), so that a
             # failure inside one is located there.
             yield from leftover_errors(
-                "unevaluatedProperties", value, x, left(x), child_errors, ipath, kpath, absolute
+                "unevaluatedProperties", value, x, left(x), child_errors, ipath, kpath, ctx
             )
 
         def track(x: Any, acc: Evaluated) -> bool:
@@ -202,7 +199,7 @@ def fold(node: Node, ctx: SchemaContext, keyword: Keyword) -> Keyword | None:
     def item_errors(x: Any, ipath: Path, kpath: Path) -> Iterator[ValidationError]:
         left = list(range(start, len(x)))
         yield from leftover_errors(
-            "unevaluatedItems", value, x, left, child_errors, ipath, kpath, absolute
+            "unevaluatedItems", value, x, left, child_errors, ipath, kpath, ctx
         )
 
     def track_items(x: Any, acc: Evaluated) -> bool:

@@ -20,14 +20,26 @@ from ..paths import Path
 __all__ = ["KEYWORDS", "parse_types"]
 
 
+# One frozenset per distinct set of type names (at most 2**7), shared by every node.
+_TYPE_SETS: dict[frozenset[str], frozenset[str]] = {}
+# The usual "type": "<name>", answered without building a set.
+_ONE_TYPE: dict[str, frozenset[str]] = {name: frozenset({name}) for name in JSON_TYPES}
+_TYPE_SETS.update((types, types) for types in _ONE_TYPE.values())
+
+
 def parse_types(ctx: SchemaContext, value: Any) -> frozenset[str]:
+    if type(value) is str:
+        found = _ONE_TYPE.get(value)
+        if found is not None:
+            return found
     names = [value] if isinstance(value, str) else value
     if not isinstance(names, list) or not names:
         raise ctx.schema_error("type must be a type name or a non-empty array of them", "type")
     for name in names:
         if name not in JSON_TYPES:
             raise ctx.schema_error(f"unknown type {name!r}", "type")
-    return frozenset(names)
+    types = frozenset(names)
+    return _TYPE_SETS.setdefault(types, types)
 
 
 def _number(ctx: SchemaContext, keyword: str, value: Any) -> int | float:
@@ -64,14 +76,11 @@ def compile_const(ctx: SchemaContext, value: Any) -> Keyword:
         def valid(x: Any) -> bool:
             return bool(json_key(x) == key)
 
-    return assertion(
-        "const",
-        None,
-        valid,
-        lambda x: f"the value must be {show(value)}",
-        ctx.location("const"),
-        cost=5,
-    )
+    return assertion(ctx, "const", None, valid, _const_message, value, cost=5)
+
+
+def _const_message(x: Any, value: Any) -> str:
+    return f"the value must be {show(value)}"
 
 
 def compile_enum(ctx: SchemaContext, value: Any) -> Keyword:
@@ -85,17 +94,16 @@ def compile_enum(ctx: SchemaContext, value: Any) -> Keyword:
             return x in strings
         return json_key(x) in keys
 
-    shown = ", ".join(show(member) for member in value[:10])
-    if len(value) > 10:
+    # The members shown in a message, and whether there are more: shown when an
+    # error is reported, not on every compile.
+    return assertion(ctx, "enum", None, valid, _enum_message, tuple(value[:11]), cost=5)
+
+
+def _enum_message(x: Any, members: tuple[Any, ...]) -> str:
+    shown = ", ".join(show(member) for member in members[:10])
+    if len(members) > 10:
         shown += ", ..."
-    return assertion(
-        "enum",
-        None,
-        valid,
-        lambda x: f"the value must be one of: {shown}",
-        ctx.location("enum"),
-        cost=5,
-    )
+    return f"the value must be one of: {shown}"
 
 
 # -- numbers ------------------------------------------------------------------------
@@ -125,33 +133,26 @@ def compile_multiple_of(ctx: SchemaContext, value: Any) -> Keyword:
         def valid(x: Any) -> bool:
             return (_exact(x) / exact).denominator == 1
 
-    return assertion(
-        "multipleOf",
-        "number",
-        valid,
-        lambda x: f"{show(x)} is not a multiple of {show(divisor)}",
-        ctx.location("multipleOf"),
-        cost=8,
-    )
+    return assertion(ctx, "multipleOf", "number", valid, _multiple_message, divisor, cost=8)
+
+
+def _multiple_message(x: Any, divisor: int | float) -> str:
+    return f"{show(x)} is not a multiple of {show(divisor)}"
 
 
 def _bound(
     name: str, test: Callable[[Any, Any], bool], words: str
 ) -> Callable[[SchemaContext, Any], Keyword]:
+    def message(x: Any, limit: int | float) -> str:
+        return f"{show(x)} is {words} {show(limit)}"
+
     def compile_bound(ctx: SchemaContext, value: Any) -> Keyword:
         limit = _number(ctx, name, value)
 
         def valid(x: Any) -> bool:
             return test(x, limit)
 
-        return assertion(
-            name,
-            "number",
-            valid,
-            lambda x: f"{show(x)} is {words} {show(limit)}",
-            ctx.location(name),
-            2,
-        )
+        return assertion(ctx, name, "number", valid, message, limit, 2)
 
     return compile_bound
 
@@ -172,6 +173,11 @@ compile_exclusive_maximum = _bound(
 def _size(
     name: str, applies_to: str, at_least: bool, noun: str
 ) -> Callable[[SchemaContext, Any], Keyword | None]:
+    words = "fewer than" if at_least else "more than"
+
+    def message(x: Any, limit: int) -> str:
+        return f"the {applies_to} has {len(x)} {noun}, {words} {limit}"
+
     def compile_size(ctx: SchemaContext, value: Any) -> Keyword | None:
         limit = _count(ctx, name, value)
         if at_least:
@@ -181,21 +187,12 @@ def _size(
             def valid(x: Any) -> bool:
                 return len(x) >= limit
 
-            words = "fewer than"
         else:
 
             def valid(x: Any) -> bool:
                 return len(x) <= limit
 
-            words = "more than"
-        return assertion(
-            name,
-            applies_to,
-            valid,
-            lambda x: f"the {applies_to} has {len(x)} {noun}, {words} {limit}",
-            ctx.location(name),
-            cost=3,
-        )
+        return assertion(ctx, name, applies_to, valid, message, limit, cost=3)
 
     return compile_size
 
@@ -217,14 +214,11 @@ def compile_pattern_keyword(ctx: SchemaContext, value: Any) -> Keyword:
     def valid(x: Any) -> bool:
         return search(x) is not None
 
-    return assertion(
-        "pattern",
-        "string",
-        valid,
-        lambda x: f"the string does not match the pattern {value!r}",
-        ctx.location("pattern"),
-        cost=20,
-    )
+    return assertion(ctx, "pattern", "string", valid, _pattern_message, value, cost=20)
+
+
+def _pattern_message(x: Any, pattern: str) -> str:
+    return f"the string does not match the pattern {pattern!r}"
 
 
 # -- arrays -------------------------------------------------------------------------
@@ -249,16 +243,17 @@ def compile_unique_items(ctx: SchemaContext, value: Any) -> Keyword | None:
         except TypeError:  # pragma: no cover - json_key always returns hashables
             return False
 
-    def message(x: Any) -> str:
-        seen: dict[Any, int] = {}
-        for index, item in enumerate(x):
-            key = json_key(item)
-            if key in seen:
-                return f"the array items are not unique (items {seen[key]} and {index} are equal)"
-            seen[key] = index
-        return "the array items are not unique"
+    return assertion(ctx, "uniqueItems", "array", valid, _unique_message, cost=30)
 
-    return assertion("uniqueItems", "array", valid, message, ctx.location("uniqueItems"), 30)
+
+def _unique_message(x: Any, detail: None) -> str:
+    seen: dict[Any, int] = {}
+    for index, item in enumerate(x):
+        key = json_key(item)
+        if key in seen:
+            return f"the array items are not unique (items {seen[key]} and {index} are equal)"
+        seen[key] = index
+    return "the array items are not unique"
 
 
 # -- objects ------------------------------------------------------------------------
@@ -274,7 +269,6 @@ def compile_required(ctx: SchemaContext, value: Any) -> Keyword | None:
     names = _names(ctx, value, "required")
     if not names:
         return None
-    absolute = ctx.location("required")
 
     def valid(x: Any) -> bool:
         for name in names:
@@ -291,7 +285,7 @@ def compile_required(ctx: SchemaContext, value: Any) -> Keyword | None:
                     x,
                     ipath,
                     (kpath, "required"),
-                    absolute,
+                    ctx.location("required"),
                 )
 
     return Keyword("required", "object", valid, errors, cost=4)
