@@ -397,6 +397,29 @@ class _Fused:
                     yield from keyword.errors_given(x, acc, ipath, kpath)
 
 
+def _table_track(
+    track_table: dict[type, Any], valid_table: dict[type, Any]
+) -> Callable[[Any, Evaluated], bool]:
+    """``track`` of a fused node: its checks, then the keywords that record what
+    they evaluated into ``acc``."""
+
+    def track(x: Any, acc: Evaluated) -> bool:
+        kind = type(x)
+        entry = track_table[kind if kind in valid_table else canonical_type(x)]
+        if entry is None:
+            return False
+        checks, trackers = entry
+        for check in checks:
+            if not check(x):
+                return False
+        for tracker in trackers:
+            if not tracker(x, acc):
+                return False
+        return True
+
+    return track
+
+
 class _AsTrack:
     """``track`` for a node that records nothing: its check alone (one object costs
     the garbage collector less than a closure)."""
@@ -430,6 +453,7 @@ def _fuse(
 
     plain = [k for k in keywords if k.errors_given is None] if given else keywords
     valid_table = _valid_table(plain, types)
+    track: Callable[[Any, Evaluated], bool]
 
     if given:
         track_table = _track_table(plain, given, types)
@@ -438,20 +462,9 @@ def _fuse(
             kind = type(x)
             return kind if kind in valid_table else canonical_type(x)
 
-        def shared_track(x: Any, acc: Evaluated) -> bool:
-            entry = track_table[lookup(x)]
-            if entry is None:
-                return False
-            checks, trackers = entry
-            for check in checks:
-                if not check(x):
-                    return False
-            for tracker in trackers:
-                if not tracker(x, acc):
-                    return False
-            return True
+        shared_track = _table_track(track_table, valid_table)
 
-        def track(x: Any, acc: Evaluated) -> bool:
+        def fresh_track(x: Any, acc: Evaluated) -> bool:
             # unevaluated* sees only what this schema evaluated, not its parent's
             # siblings: evaluate into a fresh record, then report it upwards.
             own = Evaluated()
@@ -459,6 +472,8 @@ def _fuse(
                 return False
             acc.merge(own)
             return True
+
+        track = fresh_track
 
         def valid(x: Any) -> bool:
             # The body of track() again, so recursion costs one frame less a level.
@@ -489,21 +504,7 @@ def _fuse(
             return True
 
         if tracking:
-            track_table = _track_table(plain, given, types)
-
-            def track(x: Any, acc: Evaluated) -> bool:
-                kind = type(x)
-                entry = track_table[kind if kind in valid_table else canonical_type(x)]
-                if entry is None:
-                    return False
-                checks, trackers = entry
-                for check in checks:
-                    if not check(x):
-                        return False
-                for tracker in trackers:
-                    if not tracker(x, acc):
-                        return False
-                return True
+            track = _table_track(_track_table(plain, given, types), valid_table)
 
     fused = _Fused(node, ctx, keywords, types, given, valid, valid_table)
     node.errors = fused.errors
