@@ -102,7 +102,7 @@ class Validator:
             options.limits.time_budget is None
             and options.limits.max_instance_nodes is None
             and not compiler.memoises
-            and not any(n.back for n in compiler.nodes),
+            and not compiler.cycles,
         )
         set_attr(self, "_options", options)
         set_attr(self, "_registry", registry)
