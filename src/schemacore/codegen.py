@@ -26,6 +26,7 @@ from .fixedpattern import Run, fixed_runs
 from .guard import too_deep
 from .keywords import expired
 from .keywords.core import memoised, recursion
+from .keywords.dispatch import discriminator
 
 __all__ = ["HOT", "WORTH_WRITING", "generate_valid", "promote"]
 
@@ -494,59 +495,21 @@ def _all_of(
 ) -> bool:
     count = len(ctx.schema["allOf"])
     branches = [node.children[("allOf", index)] for index in range(count)]
-    dispatch = _discriminator(branches) if t == "object" else None
+    dispatch = discriminator(branches) if t == "object" else None
     if dispatch is not None:
-        name, table = dispatch
+        name, indexes = dispatch
+        table = {value: branches[index].children[("then",)] for value, index in indexes.items()}
         tag, then = w.var(), w.var()
         w.add(i, f"{tag} = {x}.get({w.const(name)})")
-        w.add(i, f"if isinstance({tag}, str):")
+        w.add(i, f"if type({tag}) is str:")
         w.add(i + 1, f"{then} = {w.const(table)}.get({tag})")
         w.add(i + 1, f"if {then} is not None and not {then}.valid({x}): return False")
+        # A str subclass may hash or compare in its own way: every condition decides.
+        w.add(i, f"elif isinstance({tag}, str) and not {w.const(k.valid)}({x}): return False")
         return True
     for index in range(count):
         _emit_child(w, i, node, ("allOf", index), x, d)
     return True
-
-
-def _discriminator(branches: list[Node]) -> tuple[str, dict[str, Node]] | None:
-    """Recognise ``allOf: [{if: {required: [K], properties: {K: {const: V}}}, then: T},
-    ...]`` with one K and distinct string Vs: on an object, only the branch whose V is
-    the value of K can apply (every other condition fails, and there is no else), so
-    one dictionary lookup replaces testing every condition."""
-    name: str | None = None
-    table: dict[str, Node] = {}
-    for branch in branches:
-        ctx = branch.context
-        if ctx is None or branch.alias is not None or set(ctx.schema) != {"if", "then"}:
-            return None
-        if branch.back:
-            return None  # its then is called as it is, so it must not close a cycle
-        condition = branch.children.get(("if",))
-        then = branch.children.get(("then",))
-        if condition is None or then is None or condition.context is None:
-            return None
-        dialect = condition.context.dialect
-        if not (ctx.active("if") and ctx.active("then")):
-            return None
-        if not (dialect.has("validation") and dialect.has("applicator")):
-            return None  # a custom meta-schema could switch required or const off
-        test = condition.context.schema
-        if set(test) != {"required", "properties"} or not isinstance(test["properties"], dict):
-            return None
-        (key,) = test["properties"] if len(test["properties"]) == 1 else (None,)
-        if key is None or test["required"] != [key] or (name is not None and key != name):
-            return None
-        const = test["properties"][key]
-        if not isinstance(const, dict) or set(const) != {"const"}:
-            return None
-        value = const["const"]
-        if not isinstance(value, str) or value in table:
-            return None
-        name = key
-        table[value] = then
-    if name is None:
-        return None
-    return name, table
 
 
 _EMITTERS: dict[str, Emitter] = {

@@ -27,6 +27,7 @@ from ..errors import ExecutionFailure, ValidationError
 from ..guard import non_string_key
 from ..paths import Path
 from .core import call_errors, call_track, call_valid
+from .dispatch import discriminator
 
 __all__ = ["KEYWORDS", "pattern_searches"]
 
@@ -538,8 +539,22 @@ def compile_all_of(ctx: SchemaContext, value: Any) -> Keyword | None:
                 return False
         return True
 
+    # A tagged union (keywords.dispatch) reports only its tag's branch: the others
+    # cannot apply. Recognised on first use, when every branch is finished.
+    dispatch: list[tuple[str, dict[str, int]] | None] = []
+
     def errors(x: Any, ipath: Path, kpath: Path) -> Iterator[ValidationError]:
         here = (kpath, "allOf")
+        if not dispatch:
+            dispatch.append(discriminator(nodes))
+        tagged = dispatch[0]
+        if tagged is not None and type(x) is dict:
+            tag = x.get(tagged[0])
+            if type(tag) is str:
+                index = tagged[1].get(tag)
+                if index is not None:
+                    yield from error_fns[index](x, ipath, (here, index))
+                return
         for index, node_errors in enumerate(error_fns):
             yield from node_errors(x, ipath, (here, index))
 
