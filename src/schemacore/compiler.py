@@ -372,6 +372,7 @@ class SchemaContext:
         "dialect",
         "fragment",
         "key",
+        "locations",
         "node",
         "pointer",
         "schema",
@@ -404,6 +405,8 @@ class SchemaContext:
         self.children = node.children
         # The node's URI is this schema object's absolute location.
         self.fragment: str | None = node.uri
+        # Absolute locations already written (errors ask for them again and again).
+        self.locations: dict[tuple[str | int, ...], str] | None = None
 
     @property
     def options(self) -> Options:
@@ -411,11 +414,19 @@ class SchemaContext:
 
     def location(self, *tokens: str | int) -> str:
         """The absolute URI of a keyword (or a place inside it) of this schema."""
+        known = self.locations
+        if known is None:
+            known = self.locations = {}
+        else:
+            location = known.get(tokens)
+            if location is not None:
+                return location
         # Percent-encoding works character by character, so the schema's own part is
         # encoded once and the keyword's part appended.
         if self.fragment is None:
             self.fragment = f"{self.base}#{as_fragment(self.pointer)}"
-        return self.fragment + as_fragment(format_pointer(tokens))
+        location = known[tokens] = self.fragment + as_fragment(format_pointer(tokens))
+        return location
 
     def pointer_to(self, *tokens: str | int) -> str:
         return self.pointer + format_pointer(tokens)
