@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any
 
 from .dialect import DEFAULT_DIALECT, OTHER_DRAFTS, VOCAB, Dialect, is_2020_12, normalise
@@ -346,7 +347,9 @@ def type_matches(types: frozenset[str], x: Any) -> bool:
     return False
 
 
+@cache
 def describe_types(types: frozenset[str]) -> str:
+    # Cached: a type error names the same few sets over and over.
     names = sorted(types)
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " or " + names[-1]
 
