@@ -452,6 +452,10 @@ def _literal_search(pattern: str) -> Callable[[str], Any] | None:
     return lambda text: True if literal in text else None
 
 
+# Syntax the standard library's engine reads differently: only regex runs it.
+_SLOW_ONLY = ("\\p{", "\\P{", "\\B")
+
+
 def _build(pattern: str) -> tuple[Any, int, Any]:
     """(``regex`` pattern, the length below which matching is safe without a timer,
     a faster search for those strings or None: a str method for plain strings, the
@@ -468,7 +472,8 @@ def _build(pattern: str) -> tuple[Any, int, Any]:
     if literal is not None:
         return compiled, _NO_LIMIT, literal
     fast = None
-    if translator.safe_below and "\\p{" not in text and "\\P{" not in text:
+    # Python's re never finds \B in an empty string, where ECMA-262 (and regex) do.
+    if translator.safe_below and not any(part in text for part in _SLOW_ONLY):
         # The translation uses only syntax both engines read alike; the standard
         # library's engine matches short strings several times faster, and without
         # risky constructs it cannot backtrack badly on them.

@@ -39,6 +39,9 @@ from schemacore import SchemaError
         ("^\\u{1F600}$", "\N{GRINNING FACE}", True),
         ("^[^]$", "\n", True),  # [^] matches anything
         ("^[]$", "a", False),  # [] matches nothing
+        ("^\\B$", "", True),  # an empty string has no word boundary (re never finds one)
+        ("^(a)?\\B$", "", True),
+        ("^\\b$", "", False),
     ],
 )
 def test_ecma_262_semantics(pattern: str, text: str, expected: bool) -> None:
