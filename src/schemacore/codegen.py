@@ -239,15 +239,16 @@ def _emit_node(
 
 # A closed object (additionalProperties false, no patternProperties) is refused by one
 # set test, so generated code runs it right after required: extra names are the cheapest
-# failure to find. Only the order of the bool answer's checks changes, never errors'.
+# failure to find. Only is_valid's order changes (so on an instance holding both an
+# extra name and a value outside JSON it may answer False first, as documented).
 _CLOSED_FIRST = ("required", "additionalProperties")
 
 
 def _closed(node: Node, ctx: SchemaContext) -> bool:
-    child = node.children.get(("additionalProperties",))
-    return (
-        child is not None and child.boolean is False and not ctx.active("patternProperties")
-    )
+    """Whether additionalProperties is false and nothing else can admit a name."""
+    if ctx.active("patternProperties") or ("additionalProperties",) not in node.children:
+        return False
+    return _edge(node, ("additionalProperties",)).node.boolean is False
 
 
 def _emit_keyword(
@@ -339,8 +340,7 @@ def _additional_properties(
     if ctx.active("patternProperties"):
         return False
     known = frozenset(ctx.schema["properties"]) if ctx.active("properties") else frozenset()
-    child = _edge(node, ("additionalProperties",)).node
-    if child.boolean is False:
+    if _closed(node, ctx):
         # The closure re-checks and refuses keys that are not strings.
         w.add(i, f"if not {w.const(known)}.issuperset({x}) and not {w.const(k.valid)}({x}):")
         w.add(i + 1, "return False")

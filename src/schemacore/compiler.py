@@ -373,7 +373,6 @@ class SchemaContext:
         "children",
         "compiler",
         "dialect",
-        "fragment",
         "key",
         "locations",
         "node",
@@ -406,8 +405,6 @@ class SchemaContext:
         # The node being built from this schema object, and its subschema nodes.
         self.node = node
         self.children = node.children
-        # The node's URI is this schema object's absolute location.
-        self.fragment: str | None = node.uri
         # Absolute locations already written (errors ask for them again and again).
         self.locations: dict[tuple[str | int, ...], str] | None = None
 
@@ -424,11 +421,9 @@ class SchemaContext:
             location = known.get(tokens)
             if location is not None:
                 return location
-        # Percent-encoding works character by character, so the schema's own part is
-        # encoded once and the keyword's part appended.
-        if self.fragment is None:
-            self.fragment = f"{self.base}#{as_fragment(self.pointer)}"
-        location = known[tokens] = self.fragment + as_fragment(format_pointer(tokens))
+        # The node's URI is this schema object's location, already percent-encoded
+        # (encoding works character by character): the keyword's part is appended.
+        location = known[tokens] = self.node.uri + as_fragment(format_pointer(tokens))
         return location
 
     def pointer_to(self, *tokens: str | int) -> str:

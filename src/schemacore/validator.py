@@ -93,15 +93,14 @@ class Validator:
         set_attr(self, "_calls", [0, 0.0])
         set_attr(self, "_state", compiler.state)
         set_attr(self, "_memoises", compiler.memoises)
-        # Whether is_valid may skip _start: no deadline to arm, no instance walk, no
-        # memo to forget, and no cycle in the schema (the instance depth is counted on
-        # the edges closing cycles only, so without one it stays 0).
+        # Whether is_valid may skip _start: no deadline to arm, no instance walk, and no
+        # cycle in the schema (the instance depth is counted on the edges closing
+        # cycles only, so without one it stays 0; nor is there a memo to forget).
         set_attr(
             self,
             "_plain",
             options.limits.time_budget is None
             and options.limits.max_instance_nodes is None
-            and not compiler.memoises
             and not compiler.cycles,
         )
         set_attr(self, "_options", options)
