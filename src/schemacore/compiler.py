@@ -11,7 +11,7 @@ keyword closures:
 * ``track(x, evaluated) -> bool``: only for schemas an ``unevaluated*`` keyword can
   see, it also records which properties and items were evaluated.
 
-Nodes are cached by (schema object, base URI, dialect, dynamic scope, tracking), so a
+Nodes are cached by (base URI, pointer, dialect, dynamic scope, tracking), so a
 recursive ``$ref`` finds the node that is still being built and calls it through
 its attributes once it is filled in (a reference cell). ``$dynamicRef`` is resolved
 at compile time: the dynamic scope that matters is reduced to the bindings of each
@@ -521,7 +521,6 @@ class Compiler:
         self.index = index
         # Both mutated in place as documents are indexed, never replaced.
         self._dynamic_names = index.dynamic_names
-        self._located = index.located
         self.options = options
         self._cache: dict[tuple[Any, ...], Node] = {}
         # Whether some edge closes a cycle (a node's ``back`` is not empty).
@@ -621,10 +620,10 @@ class Compiler:
         records the in-place edge used to detect loops without progress.
         """
         if isinstance(value, dict):
-            # Index.locate, in line: an indexed node's own base URI and pointer.
-            found = self._located.get(id(value))
-            if found is not None:
-                base, pointer = found
+            if "$id" in value:
+                # The root of an embedded resource: its own base URI, as indexed at
+                # this position (never looked up by the dict's identity).
+                base, pointer = self.index.locate(base, pointer)
             if "$schema" in value:
                 dialect = self.dialect_for(value["$schema"], pointer + "/$schema")
             # Always: a document loaded later may bring the $dynamicRef that needs it.
@@ -642,9 +641,11 @@ class Compiler:
                 f"a schema must be an object or a boolean, not {type(value).__name__}",
                 location=pointer,
             )
-        # Dialects are equal when their vocabularies are: the frozenset stands for
-        # the dialect in the key, as its hash is cached (the dataclass's is not).
-        key = (id(value), base, dialect.vocabularies, scope, tracking)
+        # A node is keyed by where its schema is (one value may be at several places,
+        # and False always is), never by the value's identity. Dialects are equal
+        # when their vocabularies are: the frozenset stands for the dialect in the
+        # key, as its hash is cached (the dataclass's is not).
+        key = (base, pointer, dialect.vocabularies, scope, tracking)
         if parent is not None:
             self._edges.setdefault(parent, []).append(key)
         node = self._cache.get(key)

@@ -110,8 +110,13 @@ class Index:
         self.dynamic_anchors: dict[tuple[str, str], Target] = {}
         # Names of the $dynamicAnchors each resource defines.
         self.dynamic_names: dict[str, frozenset[str]] = {}
-        # id(node) -> (base URI, pointer in that resource) for every indexed dict.
-        self.located: dict[int, tuple[str, str]] = {}
+        # Where each resource is, by position, never by the identity of its dict: one
+        # dict may sit at several places (under two $id bases, or in a document
+        # registered under two URIs). Resource URI -> (URI of the document it was
+        # found in, pointer of its root there), and the reverse for the resources
+        # embedded below a document's root.
+        self.origins: dict[str, tuple[str, str]] = {}
+        self.embedded: dict[tuple[str, str], str] = {}
         # Resource URI -> the $schema value in force there (absent: the default).
         self.declared_schema: dict[str, Any] = {}
         self.uses_dynamic_ref = False
@@ -124,11 +129,21 @@ class Index:
         """Index ``document`` (retrieved as ``uri``) and every resource embedded in it."""
         base, _ = split_fragment(uri)
         self.resources.setdefault(base, document)
-        self._walk(document, base, "", base, 0, None)
+        self.origins.setdefault(base, (base, ""))
+        self._walk(document, base, "", base, 0, None, (base, ""))
 
     def _walk(
-        self, node: Any, base: str, pointer: str, resource: str, depth: int, dialect: Any
+        self,
+        node: Any,
+        base: str,
+        pointer: str,
+        resource: str,
+        depth: int,
+        dialect: Any,
+        origin: tuple[str, str],
     ) -> None:
+        """Index ``node`` at ``pointer`` in resource ``base``, whose root is at
+        ``origin`` (document URI, pointer from the document's root)."""
         if depth > self._limits.max_schema_depth:
             raise ExecutionFailure(
                 f"schema nesting is deeper than max_schema_depth={self._limits.max_schema_depth}",
@@ -145,14 +160,16 @@ class Index:
             if isinstance(identifier, str):
                 new_base, _ = split_fragment(join(base, identifier))
                 if new_base != resource or pointer != "":
+                    origin = (origin[0], origin[1] + pointer)
                     base, pointer = new_base, ""
                     self.resources.setdefault(base, node)
+                    self.origins.setdefault(base, origin)
+                    self.embedded.setdefault(origin, base)
                 resource = base
             if "$schema" in node:
                 dialect = node["$schema"]
         if dialect is not None:
             self.declared_schema.setdefault(resource, dialect)
-        self.located.setdefault(id(node), (base, pointer))
         if marked:
             anchor = node.get("$anchor")
             if isinstance(anchor, str):
@@ -173,13 +190,13 @@ class Index:
         walk = self._walk
         for keyword in SINGLE:
             if keyword in node:
-                walk(node[keyword], base, f"{pointer}/{keyword}", resource, depth, dialect)
+                walk(node[keyword], base, f"{pointer}/{keyword}", resource, depth, dialect, origin)
         for keyword in ARRAY:
             value = node.get(keyword)
             if isinstance(value, list):
                 prefix = f"{pointer}/{keyword}/"
                 for index, item in enumerate(value):
-                    walk(item, base, prefix + str(index), resource, depth, dialect)
+                    walk(item, base, prefix + str(index), resource, depth, dialect, origin)
         for keyword in MAPPING:
             value = node.get(keyword)
             if isinstance(value, dict):
@@ -187,17 +204,28 @@ class Index:
                 for name, item in value.items():
                     if type(name) is not str or "~" in name or "/" in name:
                         name = escape(name)
-                    walk(item, base, prefix + name, resource, depth, dialect)
+                    walk(item, base, prefix + name, resource, depth, dialect, origin)
 
     # -- lookup ---------------------------------------------------------------
 
-    def locate(self, node: Any, fallback_base: str, fallback_pointer: str) -> tuple[str, str]:
-        """The base URI and pointer of an indexed node, else the fallback."""
-        if isinstance(node, dict):
-            found = self.located.get(id(node))
-            if found is not None:
-                return found
-        return fallback_base, fallback_pointer
+    def locate(self, resource: str, pointer: str) -> tuple[str, str]:
+        """The base URI and pointer of the schema at ``pointer`` in ``resource``: those
+        of the innermost resource holding it (a pointer may cross, or end at, the root
+        of an embedded resource)."""
+        origin = self.origins.get(resource)
+        if origin is None or not self.embedded:
+            return resource, pointer
+        document, prefix = origin
+        position = prefix + pointer
+        # The longest prefix of the position, cut between tokens, that is the root of
+        # an embedded resource (the pointer's own end first).
+        end = len(position)
+        while end > len(prefix):
+            inner = self.embedded.get((document, position[:end]))
+            if inner is not None:
+                return inner, position[end:]
+            end = position.rfind("/", 0, end)
+        return resource, pointer
 
     def resource(self, uri: str, location: str = "") -> Any:
         """The resource at ``uri`` (no fragment), loading it from the registry if needed.
@@ -254,7 +282,7 @@ class Index:
                     f"cannot resolve reference {reference_uri!r}: {exc}", location=location
                 ) from None
             fallback_pointer = format_pointer(parse_pointer(fragment))
-            node_base, node_pointer = self.locate(node, base, fallback_pointer)
+            node_base, node_pointer = self.locate(base, fallback_pointer)
             return Target(node, node_base, node_pointer)
         target = self.anchors.get((base, fragment))
         if target is None:

@@ -324,6 +324,107 @@ def test_ref_siblings_still_apply() -> None:
     assert not valid(schema, 1)
 
 
+# -- a subschema is where it is, whichever object it is --------------------------------
+
+_TARGETS = {
+    "https://one.example/t.json": {"type": "string"},
+    "https://two.example/t.json": {"type": "integer"},
+}
+
+
+def _two_places(registry: dict[str, Any]) -> schemacore.Validator:
+    root = {
+        "properties": {
+            "p": {"$ref": "https://one.example/d.json"},
+            "q": {"$ref": "https://two.example/d.json"},
+        }
+    }
+    return schemacore.compile(root, registry={**_TARGETS, **registry})
+
+
+def _check_two_places(validator: schemacore.Validator) -> None:
+    # "t.json" means a string under one.example and an integer under two.example.
+    assert validator.is_valid({"p": "s", "q": 1})
+    assert not validator.is_valid({"p": "s", "q": "s"})
+    assert not validator.is_valid({"p": 1, "q": 1})
+    errors = list(validator.iter_errors({"p": 1, "q": "s"}))
+    assert sorted(e.absolute_keyword_location for e in errors) == [
+        "https://one.example/t.json#/type",
+        "https://two.example/t.json#/type",
+    ]
+
+
+def test_one_dict_under_two_id_bases_resolves_against_each() -> None:
+    shared = {"$ref": "t.json"}
+    _check_two_places(
+        _two_places(
+            {
+                uri: {"$id": uri, "allOf": [shared]}
+                for uri in ("https://one.example/d.json", "https://two.example/d.json")
+            }
+        )
+    )
+
+
+def test_one_document_registered_under_two_uris() -> None:
+    shared = {"allOf": [{"$ref": "t.json"}]}
+    _check_two_places(
+        _two_places({"https://one.example/d.json": shared, "https://two.example/d.json": shared})
+    )
+
+
+def test_loader_returning_one_object_for_two_uris() -> None:
+    shared = {"$ref": "t.json"}
+    root = {
+        "properties": {
+            "p": {"$ref": "https://one.example/d.json"},
+            "q": {"$ref": "https://two.example/d.json"},
+        }
+    }
+
+    def loader(uri: str) -> Any:
+        return _TARGETS.get(uri, shared)
+
+    _check_two_places(schemacore.compile(root, loader=loader))
+
+
+def test_pointer_reference_into_a_document_registered_twice() -> None:
+    shared = {"properties": {"v": {"$ref": "t.json"}}}
+    registry = {
+        **_TARGETS,
+        "https://one.example/d.json": shared,
+        "https://two.example/d.json": shared,
+    }
+    validator = schemacore.compile(
+        {"$ref": "https://two.example/d.json#/properties/v"}, registry=registry
+    )
+    assert validator.is_valid(1)
+    assert not validator.is_valid("s")
+
+
+def test_every_false_subschema_reports_its_own_location() -> None:
+    validator = schemacore.compile({"properties": {"a": False, "b": False, "c": {"not": True}}})
+    instance = {"a": 1, "b": 2, "c": 3}
+    located = sorted(
+        (e.keyword_location, e.absolute_keyword_location) for e in validator.iter_errors(instance)
+    )
+    assert located == [
+        ("/properties/a", "#/properties/a"),
+        ("/properties/b", "#/properties/b"),
+        ("/properties/c/not", "#/properties/c/not"),
+    ]
+    evaluation = validator.evaluate(instance)
+    basic = evaluation.output("basic")["errors"]
+    assert sorted(
+        u["absoluteKeywordLocation"] for u in basic if "properties/c" not in u["keywordLocation"]
+    ) == [
+        "#/properties/a",
+        "#/properties/b",
+    ]
+    listed = evaluation.output("list")["details"]
+    assert {u["schemaLocation"] for u in listed} >= {"#/properties/a", "#/properties/b"}
+
+
 # -- remote documents -----------------------------------------------------------------
 
 

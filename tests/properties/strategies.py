@@ -18,6 +18,7 @@ positions, for properties that must hold even for invalid schemas.
 from __future__ import annotations
 
 import copy
+import json
 from collections.abc import Iterator
 from typing import Any
 
@@ -32,6 +33,8 @@ __all__ = [
     "instances_for",
     "json_values",
     "lift_defs",
+    "share_equal_subschemas",
+    "shared_resources",
 ]
 
 NAMES = ["a", "b", "c", "foo", "x1"]
@@ -327,3 +330,57 @@ def hostile_documents(draw: st.DrawFn) -> Any:
         )
     )
     return _mutate(base, edits)
+
+
+# -- identity-shared schemas ----------------------------------------------------------
+
+
+def share_equal_subschemas(schema: Any) -> Any:
+    """A copy of ``schema`` in which equal subschema objects are one Python object, as
+    programmatically built schemas often are (the same dict reused at several places).
+    A validator must answer for it exactly as for a JSON copy: where a subschema is
+    decides what it means, never which object it is."""
+    seen: dict[str, Any] = {}
+
+    def intern(node: Any) -> Any:
+        if isinstance(node, list):
+            return [intern(item) for item in node]
+        if not isinstance(node, dict):
+            return node
+        rebuilt = {
+            key: value if key in ("enum", "const", "default", "examples") else intern(value)
+            for key, value in node.items()
+        }
+        return seen.setdefault(json.dumps(rebuilt, sort_keys=True), rebuilt)
+
+    return intern(copy.deepcopy(schema))
+
+
+@st.composite
+def shared_resources(draw: st.DrawFn) -> tuple[Any, dict[str, Any]]:
+    """A root schema and a registry in which one schema object ``shared`` (holding a
+    relative ``$ref: "t.json"``) is reached under two different base URIs: embedded
+    under two ``$id``s, or one document registered under two URIs. Each base's
+    ``t.json`` is a different schema, so the two places mean different things."""
+    # No "#/$defs/..." reference in the shared part: it would resolve in whichever
+    # resource holds it.
+    shared = {"allOf": [draw(schemas(2, (), False)), {"$ref": "t.json"}]}
+    first, second = draw(documents()), draw(documents())
+    registry: dict[str, Any] = {
+        "https://one.example/t.json": first,
+        "https://two.example/t.json": second,
+    }
+    if draw(st.booleans()):
+        # The same object one level below two resources with their own $id.
+        for uri in ("https://one.example/d.json", "https://two.example/d.json"):
+            registry[uri] = {"$id": uri, "allOf": [shared]}
+    else:
+        registry["https://one.example/d.json"] = shared
+        registry["https://two.example/d.json"] = shared
+    root = {
+        "properties": {
+            "p": {"$ref": "https://one.example/d.json"},
+            "q": {"$ref": "https://two.example/d.json"},
+        }
+    }
+    return root, registry
