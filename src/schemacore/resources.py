@@ -19,7 +19,14 @@ from typing import Any
 
 from .errors import ExecutionFailure, SchemaError
 from .limits import Limits
-from .pointer import PointerError, escape, format_pointer, parse_pointer, resolve_pointer
+from .pointer import (
+    PointerError,
+    as_fragment,
+    escape,
+    format_pointer,
+    parse_pointer,
+    resolve_pointer,
+)
 from .uri import join, split_fragment, unquote_fragment
 
 __all__ = ["Index", "Target", "bundled_metaschemas"]
@@ -117,6 +124,10 @@ class Index:
         # embedded below a document's root.
         self.origins: dict[str, tuple[str, str]] = {}
         self.embedded: dict[tuple[str, str], str] = {}
+        # Resource URI, or (resource URI, anchor name) -> (document URI, pointer
+        # there) of the schema whose $id or anchor defines it.
+        self._identified: dict[str, tuple[str, str]] = {}
+        self._anchored: dict[tuple[str, str], tuple[str, str]] = {}
         # Resource URI -> the $schema value in force there (absent: the default).
         self.declared_schema: dict[str, Any] = {}
         self.uses_dynamic_ref = False
@@ -159,11 +170,13 @@ class Index:
             identifier = node.get("$id")
             if isinstance(identifier, str):
                 new_base, _ = split_fragment(join(base, identifier))
+                at = (origin[0], origin[1] + pointer)
+                self._claim(self._identified, new_base, at, "$id", identifier)
                 if new_base != resource or pointer != "":
-                    origin = (origin[0], origin[1] + pointer)
+                    origin = at
                     base, pointer = new_base, ""
-                    self.resources.setdefault(base, node)
                     self.origins.setdefault(base, origin)
+                    self.resources.setdefault(base, node)
                     self.embedded.setdefault(origin, base)
                 resource = base
             if "$schema" in node:
@@ -173,9 +186,13 @@ class Index:
         if marked:
             anchor = node.get("$anchor")
             if isinstance(anchor, str):
+                at = (origin[0], origin[1] + pointer)
+                self._claim(self._anchored, (base, anchor), at, "$anchor", anchor)
                 self.anchors.setdefault((base, anchor), Target(node, base, pointer))
             dynamic = node.get("$dynamicAnchor")
             if isinstance(dynamic, str):
+                at = (origin[0], origin[1] + pointer)
+                self._claim(self._anchored, (base, dynamic), at, "$dynamicAnchor", dynamic)
                 target = Target(node, base, pointer)
                 # A $dynamicAnchor is also a plain-name fragment for $ref.
                 self.anchors.setdefault((base, dynamic), target)
@@ -205,6 +222,29 @@ class Index:
                     if type(name) is not str or "~" in name or "/" in name:
                         name = escape(name)
                     walk(item, base, prefix + name, resource, depth, dialect, origin)
+
+    @staticmethod
+    def _claim(
+        claims: dict[Any, tuple[str, str]],
+        name: Any,
+        at: tuple[str, str],
+        keyword: str,
+        value: str,
+    ) -> None:
+        """Record that the schema at ``at`` (document URI, pointer) defines ``name``.
+
+        Two places of one document defining the same resource URI or the same anchor
+        in one resource make every reference to it ambiguous: a SchemaError naming
+        both (a JSON copy of a dict reused at two places has the same duplicate). A
+        name defined again by another document (a bundle registered beside its parts)
+        keeps its first definition."""
+        first = claims.setdefault(name, at)
+        if first != at and first[0] == at[0]:
+            raise SchemaError(
+                f"{keyword} {value!r} is defined twice in one schema document: at "
+                f"{f'#{as_fragment(first[1])}'} and at {f'#{as_fragment(at[1])}'}",
+                location=at[1],
+            )
 
     # -- lookup ---------------------------------------------------------------
 

@@ -425,6 +425,64 @@ def test_every_false_subschema_reports_its_own_location() -> None:
     assert {u["schemaLocation"] for u in listed} >= {"#/properties/a", "#/properties/b"}
 
 
+# -- duplicate identifiers ------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("schema", "first", "second"),
+    [
+        ({"$id": "https://a.example/", "$defs": {"x": {"$id": "/"}}}, "#", "#/$defs/x"),
+        (
+            {"$defs": {"x": {"$id": "https://a.example/s"}, "y": {"$id": "https://a.example/s"}}},
+            "#/$defs/x",
+            "#/$defs/y",
+        ),
+        ({"$defs": {"x": {"$anchor": "q"}, "y": {"$anchor": "q"}}}, "#/$defs/x", "#/$defs/y"),
+        (
+            {"$defs": {"x": {"$anchor": "q"}, "y": {"$dynamicAnchor": "q"}}},
+            "#/$defs/x",
+            "#/$defs/y",
+        ),
+    ],
+)
+def test_an_identifier_defined_twice_in_one_document_is_a_schema_error(
+    schema: dict[str, Any], first: str, second: str
+) -> None:
+    # Which definition a reference would reach is ambiguous: refuse, naming both.
+    with pytest.raises(SchemaError) as caught:
+        schemacore.compile(schema)
+    assert f"at {first} and at {second}" in str(caught.value)
+    assert caught.value.location == second[1:]
+
+
+def test_one_dict_with_an_absolute_id_at_two_places_is_a_duplicate() -> None:
+    # As its JSON copy would be.
+    shared = {"$id": "https://a.example/s", "type": "integer"}
+    with pytest.raises(SchemaError, match="defined twice"):
+        schemacore.compile({"$defs": {"x": shared, "y": shared}})
+
+
+def test_the_same_anchor_in_two_resources_or_on_one_schema_is_fine() -> None:
+    schema = {
+        "$defs": {
+            "a": {"$id": "https://a.example/a", "$anchor": "q", "type": "integer"},
+            "b": {"$id": "https://a.example/b", "$anchor": "q", "$dynamicAnchor": "q"},
+        },
+        "$ref": "https://a.example/a#q",
+    }
+    assert valid(schema, 1)
+    assert not valid(schema, "s")
+
+
+def test_a_bundle_registered_beside_its_parts_keeps_the_first_definition() -> None:
+    part = {"$id": "https://a.example/part", "type": "integer"}
+    bundle = {"$id": "https://a.example/bundle", "$defs": {"part": dict(part)}}
+    registry = {"https://a.example/part": part, "https://a.example/bundle": bundle}
+    schema = {"allOf": [{"$ref": "https://a.example/part"}, {"$ref": "https://a.example/bundle"}]}
+    assert valid(schema, 1, registry=registry)
+    assert not valid(schema, "s", registry=registry)
+
+
 # -- remote documents -----------------------------------------------------------------
 
 
