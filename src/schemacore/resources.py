@@ -46,9 +46,17 @@ SINGLE = (
     "contentSchema",
 )
 ARRAY = ("prefixItems", "allOf", "anyOf", "oneOf")
-# "definitions" is not a 2020-12 keyword, but its meta-schema still reserves it for
-# subschemas, and real schemas keep using it.
-MAPPING = ("$defs", "definitions", "properties", "patternProperties", "dependentSchemas")
+# "definitions" and "dependencies" are not 2020-12 keywords, but its meta-schema still
+# reserves them for subschemas (a "dependencies" member may also be an array of names,
+# which the walk skips), and real schemas keep using them: a $ref may target them.
+MAPPING = (
+    "$defs",
+    "definitions",
+    "properties",
+    "patternProperties",
+    "dependentSchemas",
+    "dependencies",
+)
 _HOLDING = frozenset((*SINGLE, *ARRAY, *MAPPING))
 # The keywords that identify, anchor or declare something the index records.
 _MARKERS = frozenset(("$id", "$schema", "$anchor", "$dynamicAnchor", "$dynamicRef"))

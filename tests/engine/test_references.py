@@ -317,6 +317,19 @@ def test_id_inside_non_schema_data_is_not_a_resource(container: str) -> None:
         schemacore.compile(schema)
 
 
+@pytest.mark.parametrize(
+    ("marker", "reference"),
+    [({"$anchor": "x"}, "#x"), ({"$id": "https://a.example/dep"}, "https://a.example/dep")],
+)
+def test_identifiers_inside_dependencies_are_indexed(
+    marker: dict[str, str], reference: str
+) -> None:
+    # The 2020-12 meta-schema still reserves "dependencies" for subschemas.
+    schema = {"dependencies": {"a": {**marker, "type": "integer"}}, "$ref": reference}
+    assert valid(schema, 1)
+    assert not valid(schema, "s")
+
+
 def test_ref_siblings_still_apply() -> None:
     schema = {"$ref": "#/$defs/s", "maxLength": 2, "$defs": {"s": {"type": "string"}}}
     assert valid(schema, "ab")
