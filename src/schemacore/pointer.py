@@ -51,7 +51,10 @@ def as_fragment(pointer: str) -> str:
     """A JSON Pointer written as a URI fragment (percent-encoded where needed)."""
     if _PLAIN_FRAGMENT.fullmatch(pointer):
         return pointer  # nothing to encode: the common case, without quote()'s cost
-    return quote(pointer, safe=_FRAGMENT_SAFE)
+    # A property name may hold a lone surrogate (Python strings allow it, JSON text
+    # can spell it): encode it as its bytes rather than fail; unquote_fragment
+    # decodes it back the same way.
+    return quote(pointer, safe=_FRAGMENT_SAFE, errors="surrogatepass")
 
 
 def parse_pointer(pointer: str) -> list[str]:

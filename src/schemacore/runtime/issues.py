@@ -18,9 +18,9 @@ import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, Literal
-from urllib.parse import unquote
 
 import schemacore
+from schemacore.uri import unquote_fragment
 
 from .bounds import BoundaryLimits, check_argument_shape
 from .errors import EXECUTION_FAILURE, VALIDATION, BoundaryError
@@ -535,7 +535,8 @@ def _required(
 def _dependent_required(
     ctx: _Context, error: schemacore.ValidationError, tokens: list[str | int]
 ) -> ToolArgIssue:
-    trigger_tokens = split_pointer(unquote(error.absolute_keyword_location.partition("#")[2]))
+    fragment = error.absolute_keyword_location.partition("#")[2]
+    trigger_tokens = split_pointer(unquote_fragment(fragment))
     owner = ctx.lookup.keyword_owner(error.absolute_keyword_location, 2)
     rules = owner.get("dependentRequired") if owner is not None else None
     trigger = trigger_tokens[-1] if trigger_tokens else ""
