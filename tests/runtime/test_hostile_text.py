@@ -21,12 +21,15 @@ import schemacore
 from schemacore.runtime import (
     AdmissionRejected,
     BoundaryError,
+    BoundaryLimits,
     ToolCatalog,
     tool_error_result,
     validate_arguments,
     validate_schema,
     validate_tool_args,
 )
+from schemacore.runtime.issues import ISSUE_META_KEY
+from schemacore.runtime.jsonvalues import dot_path
 
 # Text urllib.parse raises ValueError on, or that percent-decoding and str.isdigit
 # treat specially: the class of strings this file is about.
@@ -206,3 +209,142 @@ def test_hostile_schema_text_only_ever_gives_documented_errors(data: st.DataObje
     except BoundaryError as exc:
         if exc.code.startswith("arguments-"):
             tool_error_result("t", exc)
+
+
+# -- item 2: digit-like property names are names -----------------------------------------
+
+# str.isdigit() is true for all of these but "a"; only "0" and "1" spell array indexes,
+# and only where the value is an array.
+DIGIT_LIKE = ["1", "0", "01", "²", "\u0661", "\u0663", "a"]
+
+
+def _named(name: str, leaf: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "type": "object",
+        "properties": {
+            name: leaf,
+            "list": {"type": "array", "items": {"type": "object", "properties": {name: leaf}}},
+        },
+    }
+
+
+@pytest.mark.parametrize(
+    ("name", "shown"),
+    [("²", '["²"]'), ("\u0661", '["\u0661"]'), ("\u0663", '["\u0663"]'), ("1", '["1"]')],
+)
+def test_a_digit_like_name_over_a_bound_is_a_name(name: str, shown: str) -> None:
+    # A bound is hit: the issue comes from the BoundaryError's path, which was read
+    # with str.isdigit / int(): "²" raised ValueError, "\u0661" and "1" became [1].
+    tool_schema = validate_schema(
+        _named(name, {"type": "string"}), boundary_limits=BoundaryLimits(max_string_length=5)
+    )
+    result = validate_tool_args({name: "long string"}, tool_schema)
+    assert not result.ok and result.error_class == "execution_failure"
+    (issue,) = result.issues
+    assert issue.code == "arguments-string-too-long"
+    assert issue.path == shown
+    assert issue.pointer == "/" + name
+    result = validate_tool_args({"list": [{name: "long string"}]}, tool_schema)
+    assert result.issues[0].path == f"list[0]{shown}"
+    with pytest.raises(BoundaryError) as caught:
+        validate_arguments(tool_schema, {"list": [{}, {name: "long string"}]})
+    assert caught.value.tokens == ("list", 1, name)
+    issue = tool_error_result("t", caught.value)["_meta"][ISSUE_META_KEY]["issues"][0]
+    assert issue["path"] == f"list[1]{shown}"
+
+
+def test_an_engine_limit_in_an_array_keeps_the_index() -> None:
+    # The location of an ExecutionFailure had every token not among the schema's
+    # names redacted, array indexes included.
+    tool_schema = validate_schema(
+        {"type": "object", "properties": {"n": {"type": "array"}}},
+        limits=schemacore.Limits(max_instance_nodes=5),
+    )
+    result = validate_tool_args({"n": [1, [1, 2, 3, 4]]}, tool_schema)
+    assert result.error_class == "execution_failure"
+    assert (result.issues[0].pointer, result.issues[0].path) == ("/n/1", "n[1]")
+
+
+def test_an_error_without_tokens_is_read_against_the_arguments_or_as_names() -> None:
+    error = BoundaryError("arguments-too-large", "too large", path="/1/0", error_class="x")
+    assert tool_error_result("t", error)["_meta"][ISSUE_META_KEY]["issues"][0]["path"] == (
+        '["1"]["0"]'
+    )
+
+
+def _expected_path(arguments: Any, pointer: str) -> str:
+    """The path of ``pointer`` in ``arguments``, decided independently: a token is an
+    index exactly where the value is an array (and then spells one)."""
+    node, parts = arguments, []
+    for raw in pointer.split("/")[1:] if pointer else []:
+        token = raw.replace("~1", "/").replace("~0", "~")
+        if isinstance(node, list):
+            assert token.isascii() and token.isdigit(), (pointer, token)
+            parts.append(int(token))
+            node = node[int(token)] if int(token) < len(node) else None
+        else:
+            parts.append(token)
+            node = node.get(token) if isinstance(node, dict) else None
+    return dot_path(parts)
+
+
+_leaf = st.fixed_dictionaries(
+    {},
+    optional={
+        "type": st.sampled_from(["string", "integer", "array", "object"]),
+        "maxLength": st.just(2),
+        "maxItems": st.just(1),
+        "enum": st.just([1, "x"]),
+    },
+)
+
+
+@st.composite
+def digit_named_schemas(draw: st.DrawFn) -> dict[str, Any]:
+    def level(depth: int) -> dict[str, Any]:
+        schema: dict[str, Any] = draw(_leaf)
+        if depth < 2:
+            names = draw(st.lists(st.sampled_from(DIGIT_LIKE), max_size=3, unique=True))
+            schema["properties"] = {name: level(depth + 1) for name in names}
+            if draw(st.booleans()):
+                schema["items"] = level(depth + 1)
+        return schema
+
+    root = level(0)
+    root["type"] = "object"
+    # Every name is defined somewhere, so no key is redacted and paths can be checked.
+    root["$defs"] = {"names": {"properties": {name: True for name in DIGIT_LIKE}}}
+    return root
+
+
+_values = st.recursive(
+    st.none() | st.integers(0, 2) | st.sampled_from(["x", "long text"]),
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.dictionaries(st.sampled_from(DIGIT_LIKE), inner, max_size=3)
+    ),
+    max_leaves=8,
+)
+
+
+@settings(max_examples=300, deadline=None, derandomize=True, database=None)
+@given(
+    digit_named_schemas(),
+    st.dictionaries(st.sampled_from(DIGIT_LIKE), _values, max_size=3),
+    st.sampled_from([BoundaryLimits(), BoundaryLimits(max_string_length=4, max_argument_depth=3)]),
+)
+def test_a_path_token_is_an_index_only_where_the_value_is_an_array(
+    schema: dict[str, Any], arguments: dict[str, Any], bounds: BoundaryLimits
+) -> None:
+    tool_schema = validate_schema(schema, boundary_limits=bounds)
+    result = validate_tool_args(arguments, tool_schema)
+    for issue in result.issues:
+        assert "*" not in issue.pointer
+        assert issue.path == _expected_path(arguments, issue.pointer), issue
+    try:
+        validate_arguments(tool_schema, arguments)
+    except BoundaryError as exc:
+        if exc.tokens is not None:
+            assert dot_path(exc.tokens) == _expected_path(arguments, exc.path)
+        for issue in tool_error_result("t", exc)["_meta"][ISSUE_META_KEY]["issues"]:
+            assert issue["path"] == _expected_path(arguments, issue["pointer"])

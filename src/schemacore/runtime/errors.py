@@ -38,6 +38,10 @@ class BoundaryError(Exception):
         issues: for argument mismatches, the model-actionable issues.
         limit: for ``execution_failure``, the name of the limit that was hit.
         line, column: for argument text that is not strict JSON, where it breaks.
+        tokens: ``path`` as reference tokens with array indexes as ints, when the
+            error was found by walking a value (None otherwise). Whether a token is
+            an index depends on the value there, not on its text: ``"1"`` may be a
+            property name.
     """
 
     def __init__(
@@ -51,6 +55,7 @@ class BoundaryError(Exception):
         limit: str | None = None,
         line: int | None = None,
         column: int | None = None,
+        tokens: Sequence[str | int] | None = None,
     ) -> None:
         super().__init__(message)
         self.code = code
@@ -61,6 +66,7 @@ class BoundaryError(Exception):
         self.limit = limit
         self.line = line
         self.column = column
+        self.tokens: tuple[str | int, ...] | None = tuple(tokens) if tokens is not None else None
 
     def __str__(self) -> str:
         where = f" (at {self.path!r})" if self.path else ""

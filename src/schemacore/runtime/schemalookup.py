@@ -16,7 +16,7 @@ from typing import Any
 # writes, and urllib.parse raises ValueError on schema text such as "//[::1".
 from schemacore.uri import join, split_fragment, unquote_fragment
 
-from .jsonvalues import split_pointer
+from .jsonvalues import array_index, split_pointer
 
 __all__ = ["SchemaLookup"]
 
@@ -68,8 +68,11 @@ class SchemaLookup:
         for token in split_pointer(unquote_fragment(fragment)):
             if isinstance(node, dict):
                 node = node.get(token, _MISSING)
-            elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
-                node = node[int(token)]
+            elif isinstance(node, list):
+                index = array_index(token)
+                if index is None or index >= len(node):
+                    return None
+                node = node[index]
             else:
                 return None
             if node is _MISSING:
