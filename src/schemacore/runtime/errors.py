@@ -20,6 +20,19 @@ __all__ = [
     "BoundaryError",
 ]
 
+
+def _restore(cls: type[BaseException], args: tuple[Any, ...]) -> BaseException:
+    return cls.__new__(cls, *args)  # BaseException.__new__ sets args; no __init__
+
+
+def reduce_by_state(error: BaseException) -> tuple[Any, ...]:
+    """A ``__reduce__`` for exceptions whose constructor takes other arguments than
+    the ``args`` it passes to Exception: the default reduce calls ``cls(*args)``,
+    which then fails or builds a different error. This rebuilds the error without
+    calling ``__init__`` and restores every attribute as it was."""
+    return (_restore, (type(error), error.args), dict(vars(error)))
+
+
 VALIDATION: Final = "validation"
 UNSUPPORTED_CAPABILITY: Final = "unsupported_capability"
 EXECUTION_FAILURE: Final = "execution_failure"
@@ -71,6 +84,9 @@ class BoundaryError(Exception):
     def __str__(self) -> str:
         where = f" (at {self.path!r})" if self.path else ""
         return f"{self.code}: {self.message}{where}"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return reduce_by_state(self)
 
     def __repr__(self) -> str:
         return f"BoundaryError({self.code!r}, error_class={self.error_class!r}, path={self.path!r})"
