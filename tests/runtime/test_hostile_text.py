@@ -57,6 +57,9 @@ HOSTILE_TEXT = [
     "~1",
     "/",
     "",
+    # An array index int() refuses (past sys.get_int_max_str_digits()).
+    "#/allOf/" + "9" * 5000,
+    "9" * 5000,
 ]
 
 
@@ -148,6 +151,28 @@ def test_a_reference_to_a_lone_surrogate_name_resolves() -> None:
         schemacore.compile({"$ref": "#/$defs/%FF", "$defs": {"\ud800": {}}})
 
 
+def test_an_array_index_too_long_for_int_is_past_the_end() -> None:
+    # resolve_pointer called int() on it, which raised ValueError out of compile.
+    huge = "9" * 5000
+    with pytest.raises(schemacore.SchemaError, match="past the end"):
+        schemacore.compile({"$ref": f"#/allOf/{huge}", "allOf": [{}]})
+    with pytest.raises(BoundaryError) as caught:
+        validate_schema({"type": "object", "$ref": f"#/allOf/{huge}", "allOf": [{}]})
+    assert caught.value.code == "schema-ref-unresolved"
+    # The runtime reads a caller's $ref back where the engine never compiled it (a
+    # "then" without "if"), and a hand-made error's path: neither may raise.
+    schema = {
+        "type": "object",
+        "allOf": [{"then": {"$ref": f"#/allOf/{huge}"}}],
+        "unevaluatedProperties": False,
+    }
+    (issue,) = validate_tool_args({"x": 1}, validate_schema(schema)).issues
+    assert issue.code == "property-not-allowed"
+    error = BoundaryError("arguments-too-large", "too large", path=f"/{huge}")
+    result = tool_error_result("t", error)["_meta"][ISSUE_META_KEY]["issues"][0]
+    assert result["pointer"] == f"/{huge}"
+
+
 # -- the class: hostile text anywhere a schema holds a string --------------------------
 
 _text = st.sampled_from(HOSTILE_TEXT) | st.text(
@@ -174,6 +199,8 @@ def hostile_schemas(draw: st.DrawFn) -> dict[str, Any]:
         schema["$id"] = draw(st.sampled_from(["https://example.com/r", "urn:x:y", draw(_text)]))
     if draw(st.booleans()):
         schema["additionalProperties"] = False
+    if draw(st.booleans()):
+        schema["allOf"] = [{"$ref": draw(_text)}, {"then": {"$ref": draw(_text)}}]
     return schema
 
 

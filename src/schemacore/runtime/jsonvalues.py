@@ -126,7 +126,9 @@ def split_pointer(text: str) -> list[str]:
     return [part.replace("~1", "/").replace("~0", "~") for part in text[1:].split("/")]
 
 
-_INDEX = re.compile(r"0|[1-9][0-9]*")
+# At most 18 digits: more is past the end of any array, and int() refuses more
+# than sys.get_int_max_str_digits() digits.
+_INDEX = re.compile(r"0|[1-9][0-9]{0,17}")
 
 
 def array_index(token: str) -> int | None:
