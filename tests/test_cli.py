@@ -424,3 +424,37 @@ def test_an_unexpected_failure_is_one_error_line_and_status_2(
     monkeypatch.setattr(schemacore, "compile", broken)
     assert main(["validate", schema_file, _write(tmp_path, "i.json", {})]) == 2
     assert capsys.readouterr().err == "error: internal error: RuntimeError: boom\n"
+
+
+@pytest.mark.parametrize("where", ["schema", "instance"])
+def test_a_number_past_the_range_of_a_double_is_invalid_json(tmp_path: Path, where: str) -> None:
+    # Python reads 1e999 as inf, which the engine then reported as an instance value
+    # that is not JSON (even when it was in the schema).
+    odd = tmp_path / "odd.json"
+    odd.write_text('{"maximum": 1e999}' if where == "schema" else "[1, -1e999]", encoding="utf-8")
+    plain = _write(tmp_path, "plain.json", {})
+    names = [str(odd), plain] if where == "schema" else [plain, str(odd)]
+    _assert_error_exit(_run_with("validate", *names), "outside the range of a double")
+
+
+def test_closed_standard_streams(tmp_path: Path, schema_file: str) -> None:
+    # Started with stdin or stdout closed: sys.stdin / sys.stdout are None.
+    good = _write(tmp_path, "good.json", {"name": "Ada"})
+    environment = dict(os.environ)
+    environment["PYTHONPATH"] = os.pathsep.join(
+        filter(None, [str(SRC), environment.get("PYTHONPATH")])
+    )
+
+    def shell(redirect: str, *args: str) -> subprocess.CompletedProcess[bytes]:
+        script = f'"$0" -m schemacore "$@" {redirect}'
+        return subprocess.run(
+            ["sh", "-c", script, sys.executable, *args],
+            capture_output=True,
+            env=environment,
+            timeout=120,
+            check=False,
+        )
+
+    _assert_error_exit(shell("<&-", "validate", schema_file, "-"), "standard input")
+    result = shell(">&-", "validate", schema_file, good)
+    assert (result.returncode, result.stderr) == (0, b"")

@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import io
 import json
+import math
 import os
 import sys
 from collections.abc import Sequence
@@ -61,9 +62,19 @@ def _reject_constant(token: str) -> Any:
     raise ValueError(f"{token} is not valid JSON")
 
 
+def _finite_float(token: str) -> float:
+    # 1e999 is JSON syntax, but Python reads it as inf, which no JSON value is.
+    value = float(token)
+    if value in (math.inf, -math.inf):
+        raise ValueError("a number is outside the range of a double")
+    return value
+
+
 def _parse(name: str, text: str | bytes) -> _Document:
     try:
-        return _Document(name, json.loads(text, parse_constant=_reject_constant))
+        return _Document(
+            name, json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float)
+        )
     except (ValueError, UnicodeDecodeError) as exc:
         # JSONDecodeError is a ValueError, and so is an integer literal longer than
         # sys.get_int_max_str_digits().
@@ -76,10 +87,12 @@ def _parse(name: str, text: str | bytes) -> _Document:
 def _read_stdin(stdin: TextIO) -> str | bytes:
     # Bytes when there are any: a text stdin would decode non-UTF-8 input with the
     # locale's error handler (surrogateescape) instead of refusing it.
+    if getattr(stdin, "read", None) is None:  # started with stdin closed (<&-)
+        raise _InputError("cannot read standard input: it is closed")
     try:
         buffer = getattr(stdin, "buffer", None)
         return buffer.read() if buffer is not None else stdin.read()
-    except (AttributeError, OSError, ValueError) as exc:  # closed, or no stdin at all
+    except (OSError, ValueError) as exc:
         raise _InputError(f"cannot read standard input: {exc}") from exc
 
 
@@ -383,7 +396,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             stream.reconfigure(errors="backslashreplace")
     try:
         status = _dispatch(args)
-        sys.stdout.flush()  # a closed pipe shows here when the output was buffered
+        # A closed pipe shows here when the output was buffered; stdout is None
+        # when the command was started with it closed (>&-).
+        flush = getattr(sys.stdout, "flush", None)
+        if flush is not None:
+            flush()
         return status
     except BrokenPipeError:
         _discard_stdout()
