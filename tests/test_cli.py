@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import os
@@ -12,6 +13,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import schemacore
 from schemacore.cli import main
@@ -458,3 +461,63 @@ def test_closed_standard_streams(tmp_path: Path, schema_file: str) -> None:
     _assert_error_exit(shell("<&-", "validate", schema_file, "-"), "standard input")
     result = shell(">&-", "validate", schema_file, good)
     assert (result.returncode, result.stderr) == (0, b"")
+
+
+# Fragments of hostile JSON text: nesting, numbers Python reads oddly, escapes that
+# decode to lone surrogates, bytes that are not UTF-8, a BOM, NaN.
+_FRAGMENTS = st.sampled_from(
+    [
+        b"[" * 3000,
+        b"]" * 3000,
+        b'{"a":' * 50,
+        b"}" * 50,
+        b"1e999",
+        b"-1e999",
+        b"1" * 5000,
+        b"NaN",
+        b'"\\ud800"',
+        b'{"\\udfff": 1}',
+        b'"\xe9\xff"',
+        b"\xef\xbb\xbf",
+        b'{"type": "string"}',
+        b'{"pattern": "[a-"}',
+        b'{"$id": "//[::1"}',
+        b'{"$ref": "#/allOf/99999999999999999999999"}',
+        b'{"name": "t", "inputSchema": {"type": "object"}}',
+        b"[",
+        b",",
+        b"{}",
+        b"[]",
+        b"null",
+    ]
+)
+_TEXT = st.lists(_FRAGMENTS, min_size=1, max_size=6).map(b"".join)
+
+
+@settings(max_examples=150, deadline=None, derandomize=True, database=None)
+@given(
+    _TEXT,
+    _TEXT,
+    st.sampled_from(["validate", "validate-basic", "admit", "check-args"]),
+)
+def test_hostile_files_end_in_a_verdict_or_an_error_line(
+    tmp_path_factory: pytest.TempPathFactory, first: bytes, second: bytes, command: str
+) -> None:
+    folder = tmp_path_factory.mktemp("hostile")
+    (folder / "first.json").write_bytes(first)
+    (folder / "second.json").write_bytes(second)
+    a, b = str(folder / "first.json"), str(folder / "second.json")
+    argv = {
+        "validate": ["validate", a, b],
+        "validate-basic": ["validate", "--output", "basic", a, b],
+        "admit": ["admit", a],
+        "check-args": ["check-args", a, "t", b],
+    }[command]
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        status = main(argv)
+    assert status in (0, 1, 2)
+    # The catch-all is for bugs: hostile input must be handled before it.
+    assert "internal error" not in err.getvalue(), err.getvalue()
+    if status == 2:
+        assert err.getvalue().startswith("error: "), err.getvalue()
