@@ -11,13 +11,19 @@ an instance whose evaluation could not be completed (a limit was hit). ``admit``
 the batch was admitted (quarantined tools are listed), 1 it was refused, 2 usage or
 input error. ``check-args``: 0 valid, 1 the arguments were refused, 2 usage or input
 error or a tool that is not admitted. Results go to stdout, problems with the command
-itself to stderr.
+itself to stderr. A problem is never reported as a traceback (whose exit status, 1,
+would read as a verdict): it is one ``error: ...`` line on stderr and status 2. When
+stdout is closed early (``schemacore validate ... | head -1``) the command stops
+quietly with status 2.
 """
 
 from __future__ import annotations
 
 import argparse
+import io
 import json
+import math
+import os
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -56,22 +62,50 @@ def _reject_constant(token: str) -> Any:
     raise ValueError(f"{token} is not valid JSON")
 
 
+def _finite_float(token: str) -> float:
+    # 1e999 is JSON syntax, but Python reads it as inf, which no JSON value is.
+    value = float(token)
+    if value in (math.inf, -math.inf):
+        raise ValueError("a number is outside the range of a double")
+    return value
+
+
 def _parse(name: str, text: str | bytes) -> _Document:
     try:
-        return _Document(name, json.loads(text, parse_constant=_reject_constant))
+        return _Document(
+            name, json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float)
+        )
     except (ValueError, UnicodeDecodeError) as exc:
-        # JSONDecodeError is a ValueError.
+        # JSONDecodeError is a ValueError, and so is an integer literal longer than
+        # sys.get_int_max_str_digits().
         raise _InputError(f"{name}: invalid JSON: {exc}") from exc
+    except RecursionError:
+        # The decoder recurses once per nesting level ([[[[...).
+        raise _InputError(f"{name}: invalid JSON: nested too deeply to read") from None
+
+
+def _read_stdin(stdin: TextIO) -> str | bytes:
+    # Bytes when there are any: a text stdin would decode non-UTF-8 input with the
+    # locale's error handler (surrogateescape) instead of refusing it.
+    if getattr(stdin, "read", None) is None:  # started with stdin closed (<&-)
+        raise _InputError("cannot read standard input: it is closed")
+    try:
+        buffer = getattr(stdin, "buffer", None)
+        return buffer.read() if buffer is not None else stdin.read()
+    except (OSError, ValueError) as exc:
+        raise _InputError(f"cannot read standard input: {exc}") from exc
 
 
 def _load(name: str, stdin: TextIO) -> _Document:
     if name == STDIN:
-        return _parse(STDIN_NAME, stdin.read())
+        return _parse(STDIN_NAME, _read_stdin(stdin))
     try:
         # Bytes let json detect UTF-8/16/32 as RFC 8259 allows.
         data = Path(name).read_bytes()
     except OSError as exc:
         raise _InputError(f"cannot read {name}: {exc.strerror or exc}") from exc
+    except ValueError as exc:  # a name Path refuses, e.g. with a NUL (main(argv) only)
+        raise _InputError(f"cannot read {name!r}: {exc}") from exc
     return _parse(name, data)
 
 
@@ -228,11 +262,13 @@ def _run_admit(args: argparse.Namespace, stdin: TextIO, out: TextIO, err: TextIO
 
 def _read_text(name: str, stdin: TextIO) -> str | bytes:
     if name == STDIN:
-        return stdin.read()
+        return _read_stdin(stdin)
     try:
         return Path(name).read_bytes()
     except OSError as exc:
         raise _InputError(f"cannot read {name}: {exc.strerror or exc}") from exc
+    except ValueError as exc:
+        raise _InputError(f"cannot read {name!r}: {exc}") from exc
 
 
 def _run_check_args(args: argparse.Namespace, stdin: TextIO, out: TextIO, err: TextIO) -> int:
@@ -353,6 +389,28 @@ def main(argv: Sequence[str] | None = None) -> int:
         if exc.code is None:
             return EXIT_VALID
         return exc.code if isinstance(exc.code, int) else EXIT_ERROR
+    for stream in (sys.stdout, sys.stderr):
+        # Names, locations and messages may hold lone surrogates (JSON can spell
+        # them) or characters the terminal's encoding lacks: escape, never fail.
+        if isinstance(stream, io.TextIOWrapper):
+            stream.reconfigure(errors="backslashreplace")
+    try:
+        status = _dispatch(args)
+        # A closed pipe shows here when the output was buffered; stdout is None
+        # when the command was started with it closed (>&-).
+        flush = getattr(sys.stdout, "flush", None)
+        if flush is not None:
+            flush()
+        return status
+    except BrokenPipeError:
+        _discard_stdout()
+        return EXIT_ERROR
+    except Exception as exc:  # a bug: still one line and status 2, never a verdict
+        print(f"error: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return EXIT_ERROR
+
+
+def _dispatch(args: argparse.Namespace) -> int:
     if args.command == "example":
         return _run_example(sys.stdout, sys.stderr)
     if args.command == "admit":
@@ -360,3 +418,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "check-args":
         return _run_check_args(args, sys.stdin, sys.stdout, sys.stderr)
     return _run_validate(args, sys.stdin, sys.stdout, sys.stderr)
+
+
+def _discard_stdout() -> None:
+    """Point stdout at the null device: the reader is gone, and the interpreter's
+    final flush of what is still buffered must not fail again at exit."""
+    try:
+        descriptor = sys.stdout.fileno()
+    except (AttributeError, OSError, ValueError):
+        return  # not a file (a test's StringIO): nothing is flushed at exit
+    null = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(null, descriptor)
+    finally:
+        os.close(null)

@@ -51,7 +51,10 @@ def as_fragment(pointer: str) -> str:
     """A JSON Pointer written as a URI fragment (percent-encoded where needed)."""
     if _PLAIN_FRAGMENT.fullmatch(pointer):
         return pointer  # nothing to encode: the common case, without quote()'s cost
-    return quote(pointer, safe=_FRAGMENT_SAFE)
+    # A property name may hold a lone surrogate (Python strings allow it, JSON text
+    # can spell it): encode it as its bytes rather than fail; unquote_fragment
+    # decodes it back the same way.
+    return quote(pointer, safe=_FRAGMENT_SAFE, errors="surrogatepass")
 
 
 def parse_pointer(pointer: str) -> list[str]:
@@ -80,10 +83,11 @@ def resolve_pointer(document: Any, tokens: Iterable[str]) -> Any:
         elif isinstance(node, list):
             if not (token.isascii() and token.isdigit()) or (token != "0" and token[0] == "0"):
                 raise PointerError(f"{token!r} is not an array index")
-            index = int(token)
-            if index >= len(node):
-                raise PointerError(f"index {index} is past the end of the array")
-            node = node[index]
+            # Longer than the array's length in digits is past the end: and int()
+            # refuses tokens of more than sys.get_int_max_str_digits() digits.
+            if len(token) > len(str(len(node))) or int(token) >= len(node):
+                raise PointerError(f"index {token} is past the end of the array")
+            node = node[int(token)]
         else:
             raise PointerError(f"cannot descend into a {type(node).__name__} with {token!r}")
     return node

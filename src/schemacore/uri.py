@@ -105,5 +105,11 @@ def split_fragment(uri: str) -> tuple[str, str]:
 
 
 def unquote_fragment(fragment: str) -> str:
-    """Percent-decode a fragment (JSON Pointers in URIs are percent-encoded)."""
-    return unquote(fragment)
+    """Percent-decode a fragment (JSON Pointers in URIs are percent-encoded).
+
+    Lone surrogates come back as ``as_fragment`` wrote them; bytes that are no
+    UTF-8 at all become U+FFFD (never an exception: fragments are schema text)."""
+    try:
+        return unquote(fragment, errors="surrogatepass")
+    except UnicodeDecodeError:
+        return unquote(fragment, errors="replace")

@@ -118,12 +118,14 @@ def _walk(
     check_surrogates: bool,
 ) -> None:
     def fail(code: str, message: str, chain: _Chain, limit: str | None = None) -> BoundaryError:
+        tokens = _tokens(chain, shown)
         return BoundaryError(
             code,
             message,
             error_class=EXECUTION_FAILURE if limit else VALIDATION,
-            path=pointer(_tokens(chain, shown)),
+            path=pointer(tokens),
             limit=limit,
+            tokens=tokens,
         )
 
     def check_string(text: str, chain: _Chain, noun: str) -> None:

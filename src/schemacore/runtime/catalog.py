@@ -39,7 +39,7 @@ import schemacore
 
 from .bounds import BoundaryLimits
 from .contract import ContractError, ToolContract, validate_contract
-from .errors import UNSUPPORTED_CAPABILITY, VALIDATION, BoundaryError
+from .errors import UNSUPPORTED_CAPABILITY, VALIDATION, BoundaryError, reduce_by_state
 from .jsonvalues import json_equal
 from .toolschema import ToolSchema, validate_schema
 
@@ -338,6 +338,9 @@ class AdmissionRejected(Exception):
             f"the tool batch was refused ({mode} mode): {len(self.rejected)} diagnostic(s) "
             f"for {len(tools)} tool(s): {codes}"
         )
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return reduce_by_state(self)
 
 
 @dataclass(frozen=True, slots=True, eq=False)

@@ -29,7 +29,7 @@ from importlib import resources
 from typing import Any, Final, Literal
 
 from .bounds import BoundaryLimits
-from .errors import EXECUTION_FAILURE, VALIDATION, BoundaryError
+from .errors import EXECUTION_FAILURE, VALIDATION, BoundaryError, reduce_by_state
 from .issues import check_arguments
 from .jsonvalues import json_equal, pointer
 from .toolschema import ToolSchema, validate_schema
@@ -137,6 +137,9 @@ class ContractError(Exception):
 
     def __str__(self) -> str:
         return f"{self.code}: {self.message}" + (f" (at {self.path!r})" if self.path else "")
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return reduce_by_state(self)  # details holds self: pickle's memo keeps the cycle
 
     def to_dict(self) -> dict[str, Any]:
         """The wire shape: ``{"error": {"code", "contractVersion", "path", "message",

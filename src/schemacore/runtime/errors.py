@@ -20,6 +20,19 @@ __all__ = [
     "BoundaryError",
 ]
 
+
+def _restore(cls: type[BaseException], args: tuple[Any, ...]) -> BaseException:
+    return cls.__new__(cls, *args)  # BaseException.__new__ sets args; no __init__
+
+
+def reduce_by_state(error: BaseException) -> tuple[Any, ...]:
+    """A ``__reduce__`` for exceptions whose constructor takes other arguments than
+    the ``args`` it passes to Exception: the default reduce calls ``cls(*args)``,
+    which then fails or builds a different error. This rebuilds the error without
+    calling ``__init__`` and restores every attribute as it was."""
+    return (_restore, (type(error), error.args), dict(vars(error)))
+
+
 VALIDATION: Final = "validation"
 UNSUPPORTED_CAPABILITY: Final = "unsupported_capability"
 EXECUTION_FAILURE: Final = "execution_failure"
@@ -38,6 +51,10 @@ class BoundaryError(Exception):
         issues: for argument mismatches, the model-actionable issues.
         limit: for ``execution_failure``, the name of the limit that was hit.
         line, column: for argument text that is not strict JSON, where it breaks.
+        tokens: ``path`` as reference tokens with array indexes as ints, when the
+            error was found by walking a value (None otherwise). Whether a token is
+            an index depends on the value there, not on its text: ``"1"`` may be a
+            property name.
     """
 
     def __init__(
@@ -51,6 +68,7 @@ class BoundaryError(Exception):
         limit: str | None = None,
         line: int | None = None,
         column: int | None = None,
+        tokens: Sequence[str | int] | None = None,
     ) -> None:
         super().__init__(message)
         self.code = code
@@ -61,10 +79,14 @@ class BoundaryError(Exception):
         self.limit = limit
         self.line = line
         self.column = column
+        self.tokens: tuple[str | int, ...] | None = tuple(tokens) if tokens is not None else None
 
     def __str__(self) -> str:
         where = f" (at {self.path!r})" if self.path else ""
         return f"{self.code}: {self.message}{where}"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return reduce_by_state(self)
 
     def __repr__(self) -> str:
         return f"BoundaryError({self.code!r}, error_class={self.error_class!r}, path={self.path!r})"

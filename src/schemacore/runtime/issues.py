@@ -18,14 +18,15 @@ import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, Literal
-from urllib.parse import unquote
 
 import schemacore
+from schemacore.uri import unquote_fragment
 
 from .bounds import BoundaryLimits, check_argument_shape
 from .errors import EXECUTION_FAILURE, VALIDATION, BoundaryError
 from .jsonvalues import (
     REDACTED,
+    array_index,
     describe_type,
     dot_path,
     json_key,
@@ -33,6 +34,7 @@ from .jsonvalues import (
     pointer,
     show_json,
     split_pointer,
+    tokens_along,
 )
 from .schemalookup import SchemaLookup
 from .toolschema import ToolSchema, validate_schema
@@ -147,15 +149,12 @@ class _Context:
 
     def locate(self, location: str) -> tuple[list[str | int], Any]:
         """Tokens (indexes as ints) of an instance location, and the value there."""
-        tokens: list[str | int] = []
+        tokens = tokens_along(self.arguments, split_pointer(location))
         node = self.arguments
-        for token in split_pointer(location):
-            if isinstance(node, list) and token.isdigit():
-                index = int(token)
-                tokens.append(index)
-                node = node[index] if index < len(node) else None
+        for token in tokens:
+            if isinstance(node, list) and isinstance(token, int):
+                node = node[token] if token < len(node) else None
             else:
-                tokens.append(token)
                 node = node.get(token) if isinstance(node, dict) else None
         return tokens, node
 
@@ -535,7 +534,8 @@ def _required(
 def _dependent_required(
     ctx: _Context, error: schemacore.ValidationError, tokens: list[str | int]
 ) -> ToolArgIssue:
-    trigger_tokens = split_pointer(unquote(error.absolute_keyword_location.partition("#")[2]))
+    fragment = error.absolute_keyword_location.partition("#")[2]
+    trigger_tokens = split_pointer(unquote_fragment(fragment))
     owner = ctx.lookup.keyword_owner(error.absolute_keyword_location, 2)
     rules = owner.get("dependentRequired") if owner is not None else None
     trigger = trigger_tokens[-1] if trigger_tokens else ""
@@ -658,9 +658,9 @@ def _alternatives(
         rest = (
             sub.keyword_location[len(prefix) :] if sub.keyword_location.startswith(prefix) else ""
         )
-        head = rest.split("/", 1)[0]
-        if head.isdigit():
-            by_branch.setdefault(int(head), []).append(sub)
+        branch = array_index(rest.split("/", 1)[0])
+        if branch is not None:
+            by_branch.setdefault(branch, []).append(sub)
     count = len(branches_schema) if isinstance(branches_schema, list) else len(by_branch)
 
     def rank(index: int) -> tuple[bool, bool, int]:
@@ -714,9 +714,13 @@ def _dedupe(issues: Iterable[ToolArgIssue]) -> list[ToolArgIssue]:
     return unique
 
 
-def _evaluation_failure(exc: BaseException, lookup: SchemaLookup) -> BoundaryError:
+def _evaluation_failure(exc: BaseException, lookup: SchemaLookup, value: Any) -> BoundaryError:
     location = getattr(exc, "location", "")
-    tokens = [t if t in lookup.names else REDACTED for t in split_pointer(location)]
+    # Array indexes are read from the arguments; only keys may be redacted.
+    tokens = [
+        t if isinstance(t, int) or t in lookup.names else REDACTED
+        for t in tokens_along(value, split_pointer(location))
+    ]
     limit = getattr(exc, "limit", None) or "recursion"
     return BoundaryError(
         "arguments-evaluation-failed",
@@ -725,6 +729,7 @@ def _evaluation_failure(exc: BaseException, lookup: SchemaLookup) -> BoundaryErr
         error_class=EXECUTION_FAILURE,
         path=pointer(tokens),
         limit=limit,
+        tokens=tokens,
     )
 
 
@@ -743,7 +748,7 @@ def _find_issues(
             return [], 0
         errors = list(validator.iter_errors(value))
     except (schemacore.SchemaCoreError, RecursionError) as exc:
-        raise _evaluation_failure(exc, tool_schema.lookup) from None
+        raise _evaluation_failure(exc, tool_schema.lookup, value) from None
     ctx = _Context(tool_schema.lookup, value, tool_schema.limits)
     issues: list[ToolArgIssue] = []
     for error in errors:
@@ -775,8 +780,12 @@ def _as_tool_schema(tool_or_schema: Any, role: Literal["input", "output"]) -> To
     return validate_schema(tool_or_schema, role=role)
 
 
-def _issue_from_error(exc: BoundaryError) -> ToolArgIssue:
-    tokens: list[str | int] = [int(t) if t.isdigit() else t for t in split_pointer(exc.path)]
+def _issue_from_error(exc: BoundaryError, arguments: Any = None) -> ToolArgIssue:
+    # Which tokens are array indexes is known where the error was raised, from the
+    # value; failing that, from ``arguments``; never from the text of a token.
+    tokens = exc.tokens
+    if tokens is None:
+        tokens = tuple(tokens_along(arguments, split_pointer(exc.path)))
     path = dot_path(tokens)
     return ToolArgIssue(
         path=path,
@@ -820,7 +829,7 @@ def validate_tool_args(
         # arguments are not a JSON object at all. Refused in "warn" mode too.
         return ToolArgValidationResult(
             ok=False,
-            issues=(_issue_from_error(exc),),
+            issues=(_issue_from_error(exc, args),),
             mode=mode,
             error_class=exc.error_class,
             total=1,

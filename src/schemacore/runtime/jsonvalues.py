@@ -15,6 +15,7 @@ from typing import Any
 
 __all__ = [
     "REDACTED",
+    "array_index",
     "describe_type",
     "dot_path",
     "escape_token",
@@ -24,6 +25,7 @@ __all__ = [
     "pointer",
     "show_json",
     "split_pointer",
+    "tokens_along",
 ]
 
 REDACTED = "*"
@@ -122,6 +124,37 @@ def split_pointer(text: str) -> list[str]:
     if not text:
         return []
     return [part.replace("~1", "/").replace("~0", "~") for part in text[1:].split("/")]
+
+
+# At most 18 digits: more is past the end of any array, and int() refuses more
+# than sys.get_int_max_str_digits() digits.
+_INDEX = re.compile(r"0|[1-9][0-9]{0,17}")
+
+
+def array_index(token: str) -> int | None:
+    """The array index ``token`` spells, or None.
+
+    Only RFC 6901 indexes count (ASCII digits, no leading zero): ``str.isdigit``
+    also accepts "²" (which int() refuses) and "\u0661" (which int() reads as 1).
+    Ask only where the value is an array; everywhere else a token is a name.
+    """
+    return int(token) if _INDEX.fullmatch(token) else None
+
+
+def tokens_along(value: Any, tokens: Iterable[str]) -> list[str | int]:
+    """``tokens`` with array indexes as ints, decided by walking ``value``: a token
+    is an index only where the value at that place is an array."""
+    typed: list[str | int] = []
+    node = value
+    for token in tokens:
+        index = array_index(token) if isinstance(node, list) else None
+        if index is not None:
+            typed.append(index)
+            node = node[index] if index < len(node) else None
+        else:
+            typed.append(token)
+            node = node.get(token) if isinstance(node, dict) else None
+    return typed
 
 
 _PLAIN_NAME = re.compile(r"[A-Za-z_$][A-Za-z0-9_$-]*")

@@ -11,9 +11,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any
-from urllib.parse import unquote, urldefrag, urljoin
 
-from .jsonvalues import split_pointer
+# The engine's own RFC 3986 resolution: locations must match the URIs the engine
+# writes, and urllib.parse raises ValueError on schema text such as "//[::1".
+from schemacore.uri import join, split_fragment, unquote_fragment
+
+from .jsonvalues import array_index, split_pointer
 
 __all__ = ["SchemaLookup"]
 
@@ -35,7 +38,7 @@ class SchemaLookup:
         if registry:
             documents.extend((uri, document) for uri, document in registry.items())
         for uri, document in documents:
-            self._index(urldefrag(uri)[0], document, names)
+            self._index(split_fragment(uri)[0], document, names)
         self.names = frozenset(names)
 
     def _index(self, base: str, document: Any, names: set[str]) -> None:
@@ -46,7 +49,7 @@ class SchemaLookup:
             if isinstance(node, dict):
                 identifier = node.get("$id")
                 if isinstance(identifier, str):
-                    node_base = urldefrag(urljoin(node_base, identifier))[0]
+                    node_base = split_fragment(join(node_base, identifier))[0]
                     self._resources.setdefault(node_base, node)
                 _collect_names(node, names)
                 for key, child in node.items():
@@ -62,11 +65,14 @@ class SchemaLookup:
         if node is _MISSING:
             return None
         # The engine percent-encodes the pointer in the fragment, as URIs require.
-        for token in split_pointer(unquote(fragment)):
+        for token in split_pointer(unquote_fragment(fragment)):
             if isinstance(node, dict):
                 node = node.get(token, _MISSING)
-            elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
-                node = node[int(token)]
+            elif isinstance(node, list):
+                index = array_index(token)
+                if index is None or index >= len(node):
+                    return None
+                node = node[index]
             else:
                 return None
             if node is _MISSING:
@@ -76,7 +82,7 @@ class SchemaLookup:
     def keyword_owner(self, absolute_location: str, depth: int = 1) -> dict[str, Any] | None:
         """The schema object ``depth`` tokens above ``absolute_location``."""
         uri, _, fragment = absolute_location.partition("#")
-        tokens = split_pointer(unquote(fragment))
+        tokens = split_pointer(unquote_fragment(fragment))
         if len(tokens) < depth:
             return None
         parent = "/".join(

@@ -23,10 +23,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
-from urllib.parse import urldefrag
 
 import schemacore
 from schemacore.dialect import DRAFT_2020_12, OTHER_DRAFTS, is_2020_12, normalise
+from schemacore.uri import split_fragment
 
 from .bounds import DEFAULT_LIMITS, BoundaryLimits, check_schema_shape
 from .errors import EXECUTION_FAILURE, UNSUPPORTED_CAPABILITY, BoundaryError
@@ -116,7 +116,7 @@ def _dialect_uris(document: Any) -> set[str]:
         if isinstance(node, dict):
             declared = node.get("$schema")
             if isinstance(declared, str) and not is_2020_12(declared):
-                found.add(urldefrag(declared)[0])
+                found.add(split_fragment(declared)[0])
             stack.extend(v for v in node.values() if isinstance(v, (dict, list)))
         elif isinstance(node, list):
             stack.extend(v for v in node if isinstance(v, (dict, list)))
@@ -179,7 +179,7 @@ def _guard_loader(
         dialects |= _dialect_uris(document)
 
     def load(uri: str) -> Any:
-        if urldefrag(uri)[0] in dialects:
+        if split_fragment(uri)[0] in dialects:
             raise _MetaSchemaNotLoaded(uri)
         document = loader(uri)
         dialects.update(_dialect_uris(document))

@@ -28,6 +28,7 @@ from typing import Any, Literal
 
 from ..catalog import AdmittedBundle
 from ..contract import ToolContract
+from ..errors import reduce_by_state
 from .backends import Backend
 from .evidence import EVIDENCE_VERSION
 from .frozen import freeze
@@ -50,6 +51,9 @@ class GatewayConfigError(ValueError):
     def __init__(self, problems: list[str]) -> None:
         super().__init__("; ".join(problems))
         self.problems = tuple(problems)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return reduce_by_state(self)
 
 
 class Gateway:
