@@ -278,9 +278,23 @@ def _default_metaschema() -> Validator:
 
 def _check_against(meta: Validator, schema: Any, what: str) -> None:
     # An ExecutionFailure here (a schema nested too deeply to check, say) stays one:
-    # a limit is never reported as an invalid schema.
-    if meta.is_valid(schema):
-        return
+    # a limit is never reported as an invalid schema. A value outside the JSON data
+    # model is no limit: the schema is not JSON, so it is not a schema.
+    try:
+        if meta.is_valid(schema):
+            return
+    except ExecutionFailure as exc:
+        if exc.limit != "json_data_model":
+            raise
+        if not exc.location:
+            # The fast path does not locate; the error path meets the value again.
+            try:
+                for _ in meta.iter_errors(schema):
+                    pass
+            except ExecutionFailure as located:
+                exc = located
+        message = exc.message.removeprefix("the instance ")
+        raise SchemaError(f"{what} {message}", location=exc.location) from None
     error = best_match(meta.iter_errors(schema))
     if error is None:  # pragma: no cover - both paths agree by construction
         raise SchemaError(f"{what} is not a valid schema")

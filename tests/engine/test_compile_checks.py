@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 import schemacore
-from schemacore import ExecutionFailure, Limits
+from schemacore import ExecutionFailure, Limits, SchemaError
 
 
 def fan_out(levels: int) -> dict[str, Any]:
@@ -71,3 +71,22 @@ def test_a_reference_loop_is_found_whatever_the_paths() -> None:
         schemacore.compile(schema)
     with pytest.raises(schemacore.SchemaError, match="reference loop without progress"):
         schemacore.compile(schema, limits=Limits(max_inplace_applications=10**9))
+
+
+@pytest.mark.parametrize(
+    ("schema", "location"),
+    [
+        ({"maximum": float("inf")}, "/maximum"),
+        ({"properties": {"a": {"minimum": float("nan")}}}, "/properties/a/minimum"),
+        ({"allOf": [{"type": "string"}, (1,)]}, "/allOf/1"),
+        ({"properties": {1: True}}, "/properties"),
+    ],
+)
+def test_a_schema_outside_the_json_data_model_is_a_schema_error(
+    schema: dict[Any, Any], location: str
+) -> None:
+    # Not a limit (ExecutionFailure) and not "the instance": the schema is not JSON.
+    with pytest.raises(SchemaError) as caught:
+        schemacore.compile(schema)
+    assert caught.value.location == location
+    assert "the schema" in str(caught.value)
