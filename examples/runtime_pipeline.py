@@ -69,21 +69,24 @@ def _contract(**fields: Any) -> dict[str, Any]:
         "authenticationRef": None,
         "egressPolicy": {"allowed": False, "destinations": []},
         "timeoutMs": 5000,
-        "retryPolicy": {
-            "maxAttempts": 1,
-            "retryOnAmbiguousTimeout": False,
-            "retryableErrorCodes": [],
-            "backoffMs": 0,
+        "retryPolicy": {"maxAttempts": 1, "backoff": "none", "retryableErrors": []},
+        "idempotency": {
+            "supported": False,
+            "keyLocation": None,
+            "deduplicationWindowSeconds": None,
         },
-        "idempotency": {"supported": False, "keyField": None},
-        "concurrency": {"maxInFlight": 4},
+        "concurrency": {"mode": "parallel", "maxConcurrent": 4},
         "approvalTriggers": [],
-        "compensation": {"strategy": "none", "toolId": None},
+        "compensation": {"supported": False, "toolRef": None, "deadlineSeconds": None},
         "errorTaxonomy": [],
-        "rateLimits": {"requestsPerMinute": 120, "burst": 20},
-        "observability": {"logArguments": "redacted", "logResults": "redacted"},
-        "auditFields": [],
-        "deprecation": {"deprecated": False, "sunsetAt": None, "replacementToolId": None},
+        "rateLimits": {"requests": 120, "perSeconds": 60, "scope": "tenant"},
+        "observability": {
+            "requiredSpans": ["tool.validate", "tool.invoke"],
+            "requiredMetrics": ["tool.duration", "tool.errors"],
+            "logPayloads": False,
+        },
+        "auditFields": ["requestId", "actorRef", "tenantRef", "toolVersion", "outcome"],
+        "deprecation": {"status": "active", "replacementRef": None, "sunsetUtc": None},
     }
     base.update(fields)
     return base
@@ -91,7 +94,7 @@ def _contract(**fields: Any) -> dict[str, Any]:
 
 CONTRACTS = {
     "lookup_invoice": _contract(
-        toolId="billing/lookup-invoice@v1",
+        toolId="billing.lookup-invoice.v1",
         version="1.0.0",
         description="Read an invoice.",
         inputSchema=LOOKUP_SCHEMA,
@@ -101,15 +104,13 @@ CONTRACTS = {
         dataClassification="internal",
         retryPolicy={
             "maxAttempts": 2,
-            "retryOnAmbiguousTimeout": True,
-            "retryableErrorCodes": ["busy"],
-            "backoffMs": 50,
+            "backoff": "exponential-jitter",
+            "retryableErrors": ["timeout", "busy"],
         },
-        errorTaxonomy=[{"code": "busy", "retryable": True, "description": "Try again."}],
-        auditFields=["invoiceId"],
+        errorTaxonomy=[{"code": "busy", "retryable": True, "meaning": "Try again."}],
     ),
     "pay_invoice": _contract(
-        toolId="billing/pay-invoice@v1",
+        toolId="billing.pay-invoice.v1",
         version="1.0.0",
         description="Pay an invoice. Cannot be undone.",
         inputSchema=PAY_SCHEMA,
@@ -118,17 +119,28 @@ CONTRACTS = {
         sideEffectClass="irreversible",
         dataClassification="confidential",
         egressPolicy={"allowed": True, "destinations": ["payments.example.com"]},
+        # The payment service deduplicates on the key it receives in this header.
+        idempotency={
+            "supported": True,
+            "keyLocation": "header:Idempotency-Key",
+            "deduplicationWindowSeconds": 86400,
+        },
         approvalTriggers=["side-effect-irreversible", "large-amount"],
-        compensation={"strategy": "manual", "toolId": None},
         errorTaxonomy=[
             {
                 "code": "declined",
                 "retryable": False,
-                "description": "The bank declined the payment.",
+                "meaning": "The bank declined the payment.",
             }
         ],
-        observability={"logArguments": "redacted", "logResults": "none"},
-        auditFields=["invoiceId", "amountCents"],
+        auditFields=[
+            "requestId",
+            "actorRef",
+            "tenantRef",
+            "toolVersion",
+            "outcome",
+            "approvedBy",
+        ],
     ),
 }
 
@@ -149,6 +161,8 @@ def lookup(request: DispatchRequest) -> Mapping[str, Any]:
 
 def pay(request: DispatchRequest) -> Mapping[str, Any]:
     assert request.credential is not None  # resolved by the gateway just before dispatch
+    # The contract's keyLocation: the key travels in this header, for the service to dedupe.
+    assert request.headers["Idempotency-Key"]
     PAID.append(request.arguments["invoiceId"])
     return {"content": [{"type": "text", "text": f"paid {request.arguments['invoiceId']}"}]}
 
@@ -194,7 +208,7 @@ def main() -> None:
         credentials=lambda reference: "token-from-the-vault",
         journal=SQLiteJournal(options.journal),
     )
-    who = {"caller": "agent-42", "run": "run-2026-11-30"}
+    who = {"caller": "agent-42", "run": "run-2026-11-30", "tenant": "acme"}
 
     def show(title: str, outcome: ToolOutcome) -> dict[str, Any]:
         return {"call": title, **outcome.to_dict()}

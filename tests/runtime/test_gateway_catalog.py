@@ -45,7 +45,7 @@ def test_admission_checks_each_contract_and_its_agreement_with_the_tool() -> Non
         [tool], contracts={"search": search_contract(outputSchema=None)}
     )
     contract = bundle.registry["search"].contract
-    assert contract is not None and contract.tool_id == "docs/search@v1"
+    assert contract is not None and contract.tool_id == "docs.search.v1"
 
 
 def test_a_descriptor_can_carry_its_contract() -> None:
@@ -64,7 +64,7 @@ def test_quarantine_omits_a_tool_whose_contract_schema_is_another_draft() -> Non
         {"name": "search", "inputSchema": copy.deepcopy(SEARCH_SCHEMA)},
     ]
     contracts = {
-        "old": search_contract(toolId="docs/old@v1", inputSchema=draft7, outputSchema=None),
+        "old": search_contract(toolId="docs.old.v1", inputSchema=draft7, outputSchema=None),
         "search": search_contract(outputSchema=None),
     }
     bundle = runtime.ToolCatalog().admit_batch(tools, mode="quarantine", contracts=contracts)

@@ -40,6 +40,7 @@ __all__ = [
     "CROSS_FIELD_RULES",
     "INCOMPATIBLE_FIELDS",
     "SUPPORTED_CONTRACT_VERSIONS",
+    "TIMEOUT_CODE",
     "ContractError",
     "ToolContract",
     "check_contract_upgrade",
@@ -92,7 +93,11 @@ _ENVELOPE_LIMITS = BoundaryLimits(
 _SECRET_REF = re.compile(r"secretref://[A-Za-z0-9][A-Za-z0-9._-]*(?:/[A-Za-z0-9][A-Za-z0-9._-]*)*")
 _WORKLOAD_IDENTITY = re.compile(r"spiffe://[a-z0-9](?:[a-z0-9.-]*[a-z0-9])?(?:/[A-Za-z0-9._~-]+)+")
 _SAFE_VERSION = re.compile(r"[A-Za-z0-9._-]{1,64}")
-_TOOL_ID_MAJOR = re.compile(r"@v(0|[1-9][0-9]*)\Z")
+# A toolId that ends in ".vN" (or "-vN", "_vN", "/vN") names its major version.
+_TOOL_ID_MAJOR = re.compile(r"[._/-]v(0|[1-9][0-9]*)\Z")
+
+TIMEOUT_CODE: Final = "timeout"
+"""The retryable error of an attempt that ended without an answer (see docs/gateway.md)."""
 
 
 class ContractError(Exception):
@@ -283,38 +288,56 @@ def _rule_side_effects(c: Mapping[str, Any]) -> tuple[str, str, str] | None:
 
 
 def _rule_retry_after_timeout(c: Mapping[str, Any]) -> tuple[str, str, str] | None:
-    if (
-        _is_irreversible(c)
-        and not c["idempotency"]["supported"]
-        and c["retryPolicy"]["retryOnAmbiguousTimeout"]
-    ):
+    if not _is_irreversible(c) or c["idempotency"]["supported"]:
+        return None
+    retryable = c["retryPolicy"]["retryableErrors"]
+    if TIMEOUT_CODE in retryable:
         return (
             "contract-retry-unsafe",
-            "/retryPolicy/retryOnAmbiguousTimeout",
+            f"/retryPolicy/retryableErrors/{retryable.index(TIMEOUT_CODE)}",
             "an irreversible tool without deduplication (idempotency.supported false) "
-            "must not be retried automatically after an ambiguous timeout",
+            'must not be retried automatically after an ambiguous "timeout"',
         )
     return None
 
 
 def _rule_idempotency(c: Mapping[str, Any]) -> tuple[str, str, str] | None:
     idempotency = c["idempotency"]
-    key = idempotency["keyField"]
+    location, window = idempotency["keyLocation"], idempotency["deduplicationWindowSeconds"]
     if not idempotency["supported"]:
-        if key is not None:
+        if location is not None:
             return (
                 "contract-idempotency-inconsistent",
-                "/idempotency/keyField",
-                "keyField must be null when idempotency is not supported",
+                "/idempotency/keyLocation",
+                "keyLocation must be null when idempotency is not supported",
+            )
+        if window is not None:
+            return (
+                "contract-idempotency-inconsistent",
+                "/idempotency/deduplicationWindowSeconds",
+                "deduplicationWindowSeconds must be null when idempotency is not supported",
             )
         return None
-    properties = c["inputSchema"].get("properties")
-    if key is None or not isinstance(properties, dict) or key not in properties:
+    if location is None:
         return (
             "contract-idempotency-inconsistent",
-            "/idempotency/keyField",
-            "a tool that supports idempotency must name, in keyField, a top-level "
-            "property of its inputSchema that carries the deduplication key",
+            "/idempotency/keyLocation",
+            "a tool that supports idempotency must say where its key travels "
+            '("header:<Name>" or "argument:<name>")',
+        )
+    if window is None:
+        return (
+            "contract-idempotency-inconsistent",
+            "/idempotency/deduplicationWindowSeconds",
+            "a tool that supports idempotency must give its deduplicationWindowSeconds",
+        )
+    kind, _, name = location.partition(":")
+    properties = c["inputSchema"].get("properties")
+    if kind == "argument" and (not isinstance(properties, dict) or name not in properties):
+        return (
+            "contract-idempotency-inconsistent",
+            "/idempotency/keyLocation",
+            'an "argument:<name>" key location must name a top-level property of inputSchema',
         )
     return None
 
@@ -334,19 +357,21 @@ def _rule_taxonomy_unique(c: Mapping[str, Any]) -> tuple[str, str, str] | None:
 
 def _rule_retryable_codes(c: Mapping[str, Any]) -> tuple[str, str, str] | None:
     retryable = {entry["code"]: entry["retryable"] for entry in c["errorTaxonomy"]}
-    for index, code in enumerate(c["retryPolicy"]["retryableErrorCodes"]):
-        where = f"/retryPolicy/retryableErrorCodes/{index}"
+    for index, code in enumerate(c["retryPolicy"]["retryableErrors"]):
+        where = f"/retryPolicy/retryableErrors/{index}"
         if code not in retryable:
+            if code == TIMEOUT_CODE:
+                continue  # the gateway's own code for an attempt without an answer
             return (
                 "contract-retry-code-unknown",
                 where,
-                "a retryable error code must be defined in errorTaxonomy",
+                'a retryable error must be defined in errorTaxonomy (or be "timeout")',
             )
         if not retryable[code]:
             return (
                 "contract-retry-code-not-retryable",
                 where,
-                "a retryable error code names a taxonomy code marked non-retryable",
+                "a retryable error names a taxonomy code marked non-retryable",
             )
     return None
 
@@ -390,31 +415,55 @@ def _rule_authentication(c: Mapping[str, Any]) -> tuple[str, str, str] | None:
     )
 
 
+def _rule_concurrency(c: Mapping[str, Any]) -> tuple[str, str, str] | None:
+    concurrency = c["concurrency"]
+    if concurrency["mode"] == "serial" and concurrency["maxConcurrent"] != 1:
+        return (
+            "contract-concurrency-inconsistent",
+            "/concurrency/maxConcurrent",
+            'a "serial" tool runs one call at a time: maxConcurrent must be 1',
+        )
+    return None
+
+
 def _rule_compensation(c: Mapping[str, Any]) -> tuple[str, str, str] | None:
     compensation = c["compensation"]
-    strategy, tool = compensation["strategy"], compensation["toolId"]
+    supported, tool = compensation["supported"], compensation["toolRef"]
+    deadline = compensation["deadlineSeconds"]
     effect = c["sideEffectClass"]
     problem = None
-    if (strategy == "compensating-tool") != (tool is not None):
+    if supported and tool is None:
+        problem = ("/compensation/toolRef", "supported compensation names its toolRef")
+    elif supported and deadline is None:
         problem = (
-            "/compensation/toolId",
-            'toolId is set exactly when strategy is "compensating-tool"',
+            "/compensation/deadlineSeconds",
+            "supported compensation gives its deadlineSeconds",
         )
-    elif effect == "compensatable" and strategy != "compensating-tool":
+    elif not supported and tool is not None:
         problem = (
-            "/compensation/strategy",
-            'a "compensatable" tool must name its compensating tool (strategy "compensating-tool")',
+            "/compensation/toolRef",
+            "toolRef must be null when compensation is not supported",
         )
-    elif effect == "none" and strategy != "none":
-        problem = ("/compensation/strategy", 'a tool without side effects has strategy "none"')
-    elif effect == "irreversible" and strategy == "compensating-tool":
+    elif not supported and deadline is not None:
         problem = (
-            "/compensation/strategy",
+            "/compensation/deadlineSeconds",
+            "deadlineSeconds must be null when compensation is not supported",
+        )
+    elif effect == "compensatable" and not supported:
+        problem = (
+            "/compensation/supported",
+            'a "compensatable" tool must name its compensating tool',
+        )
+    elif effect == "none" and supported:
+        problem = ("/compensation/supported", "a tool without side effects has no compensation")
+    elif effect == "irreversible" and supported:
+        problem = (
+            "/compensation/supported",
             "an irreversible effect cannot be undone by a tool; declare the tool "
-            '"compensatable" or use strategy "manual"',
+            '"compensatable" or leave compensation unsupported',
         )
     elif tool is not None and tool == c["toolId"]:
-        problem = ("/compensation/toolId", "a tool cannot compensate itself")
+        problem = ("/compensation/toolRef", "a tool cannot compensate itself")
     if problem is None:
         return None
     return ("contract-compensation-inconsistent", *problem)
@@ -422,20 +471,21 @@ def _rule_compensation(c: Mapping[str, Any]) -> tuple[str, str, str] | None:
 
 def _rule_deprecation(c: Mapping[str, Any]) -> tuple[str, str, str] | None:
     deprecation = c["deprecation"]
-    sunset, replacement = deprecation["sunsetAt"], deprecation["replacementToolId"]
+    status = deprecation["status"]
+    sunset, replacement = deprecation["sunsetUtc"], deprecation["replacementRef"]
     problem = None
-    if not deprecation["deprecated"]:
+    if status == "active":
         if sunset is not None:
-            problem = ("/deprecation/sunsetAt", "a tool that is not deprecated has no sunsetAt")
+            problem = ("/deprecation/sunsetUtc", "an active tool has no sunsetUtc")
         elif replacement is not None:
-            problem = (
-                "/deprecation/replacementToolId",
-                "a tool that is not deprecated has no replacementToolId",
-            )
+            problem = ("/deprecation/replacementRef", "an active tool has no replacementRef")
     elif sunset is None:
-        problem = ("/deprecation/sunsetAt", "a deprecated tool must announce its sunsetAt")
+        problem = (
+            "/deprecation/sunsetUtc",
+            "a deprecated or retired tool must announce its sunsetUtc",
+        )
     elif replacement is not None and replacement == c["toolId"]:
-        problem = ("/deprecation/replacementToolId", "a tool cannot replace itself")
+        problem = ("/deprecation/replacementRef", "a tool cannot replace itself")
     if problem is None:
         return None
     return ("contract-deprecation-inconsistent", *problem)
@@ -443,44 +493,25 @@ def _rule_deprecation(c: Mapping[str, Any]) -> tuple[str, str, str] | None:
 
 def _rule_version_suffix(c: Mapping[str, Any]) -> tuple[str, str, str] | None:
     suffix = _TOOL_ID_MAJOR.search(c["toolId"])
-    major = c["version"].split(".", 1)[0]
-    if suffix is None or suffix.group(1) != major:
+    if suffix is not None and suffix.group(1) != c["version"].split(".", 1)[0]:
         return (
             "contract-version-mismatch",
             "/version",
-            "the major number of version must equal the toolId's @v suffix",
-        )
-    return None
-
-
-def _rule_code_execution(c: Mapping[str, Any]) -> tuple[str, str, str] | None:
-    if c["permissionClass"] != "code-execution":
-        return None
-    if c["timeoutMs"] is None:
-        return (
-            "contract-code-execution-unbounded",
-            "/timeoutMs",
-            "a code-execution tool needs a finite timeoutMs",
-        )
-    if c["concurrency"]["maxInFlight"] is None:
-        return (
-            "contract-code-execution-unbounded",
-            "/concurrency/maxInFlight",
-            "a code-execution tool needs bounded concurrency (maxInFlight)",
+            "a toolId ending in .vN names the major version: version must be N.x.y",
         )
     return None
 
 
 def _rule_logging(c: Mapping[str, Any]) -> tuple[str, str, str] | None:
-    if c["dataClassification"] not in ("confidential", "restricted"):
-        return None
-    for name in ("logArguments", "logResults"):
-        if c["observability"][name] == "full":
-            return (
-                "contract-logging-exposes-data",
-                f"/observability/{name}",
-                "confidential or restricted data must not be logged in full",
-            )
+    if (
+        c["dataClassification"] in ("confidential", "restricted")
+        and c["observability"]["logPayloads"]
+    ):
+        return (
+            "contract-logging-exposes-data",
+            "/observability/logPayloads",
+            "payloads of confidential or restricted data must not be logged",
+        )
     return None
 
 
@@ -492,10 +523,10 @@ CROSS_FIELD_RULES: Final[tuple[_Rule, ...]] = (
     _rule_retryable_codes,
     _rule_egress,
     _rule_authentication,
+    _rule_concurrency,
     _rule_compensation,
     _rule_deprecation,
     _rule_version_suffix,
-    _rule_code_execution,
     _rule_logging,
 )
 """The cross-field rules in the order they are checked (see docs/runtime.md)."""
@@ -577,7 +608,7 @@ def check_contract_upgrade(
     Both are validated first. Under the same ``toolId``, a change to any of
     :data:`INCOMPATIBLE_FIELDS` is refused (``contract-incompatible-change``, at the
     first changed field): an incompatible change needs a new toolId (a new
-    ``@vN``). Other edits, such as the description or rate limits, are compatible.
+    ``.vN``). Other edits, such as the description or rate limits, are compatible.
     A different toolId is a different tool and is not compared.
     """
     before = old if isinstance(old, ToolContract) else validate_contract(old)
@@ -589,7 +620,7 @@ def check_contract_upgrade(
             raise ContractError(
                 "contract-incompatible-change",
                 f"{name} changed under the same toolId; an incompatible change needs "
-                "a new toolId version (@vN)",
+                "a new toolId version (.vN)",
                 path=pointer([name]),
                 contract_version=_version_of(after.envelope),
             )

@@ -62,6 +62,9 @@ class DispatchRequest:
         intent_id: the journal intent; a backend may pass it downstream as a
             deduplication key.
         idempotency_key: the call's key, or None.
+        headers: headers the backend must send with the call: the idempotency key
+            under its name when the contract's ``keyLocation`` is ``header:<Name>``.
+        tenant: the tenant the call is made for, or None.
     """
 
     tool: str
@@ -72,6 +75,8 @@ class DispatchRequest:
     attempt: int = 1
     intent_id: str | None = None
     idempotency_key: str | None = field(default=None, repr=False)
+    headers: Mapping[str, str] = field(default_factory=dict, repr=False)
+    tenant: str | None = None
 
 
 class ToolFailure(Exception):
