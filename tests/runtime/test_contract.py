@@ -735,57 +735,190 @@ def test_cross_field_rules_run_in_the_documented_order() -> None:
 # -- upgrades -----------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(
-    ("edit", "path"),
-    [
-        (lambda c: c["inputSchema"]["properties"].update(note={"type": "string"}), "/inputSchema"),
-        (lambda c: c.update(outputSchema=None), "/outputSchema"),
-        (lambda c: c.update(authenticationRef="secretref://payments/other"), "/authenticationRef"),
-        (
-            lambda c: c.update(
-                permissionClass="reversible-write",
-                sideEffectClass="compensatable",
-            ),
-            "/permissionClass",
-        ),
-        (
-            lambda c: (
-                c.update(sideEffectClass="reversible"),
-                c.update(compensation=dict(NO_COMPENSATION)),
-            ),
-            "/sideEffectClass",
-        ),
-    ],
-)
-def test_incompatible_changes_under_the_same_tool_id_are_refused(edit: Edit, path: str) -> None:
-    old = valid_contract()
+def upgrade_refused(edit: Edit, *, version: str = "2.4.0") -> ContractError:
     new = valid_contract()
+    new["version"] = version
     edit(new)
     validate_contract(new)  # each new envelope is valid on its own
     with pytest.raises(ContractError) as info:
+        check_contract_upgrade(valid_contract(), new)
+    assert info.value.retryable is False and "major version" in info.value.message
+    return info.value
+
+
+@pytest.mark.parametrize(
+    ("edit", "code", "path"),
+    [
+        (
+            lambda c: c["inputSchema"]["required"].remove("requestId"),
+            "contract-incompatible-change",
+            "/inputSchema",
+        ),
+        (
+            lambda c: c["inputSchema"]["properties"]["amountCents"].update(minimum=100),
+            "contract-incompatible-change",
+            "/inputSchema",
+        ),
+        (
+            # A new property the caller must now send is not optional.
+            lambda c: (
+                c["inputSchema"]["properties"].update(note={"type": "string"}),
+                c["inputSchema"]["required"].append("note"),
+            ),
+            "contract-incompatible-change",
+            "/inputSchema",
+        ),
+        (lambda c: c.update(outputSchema=None), "contract-incompatible-change", "/outputSchema"),
+        (
+            lambda c: c["outputSchema"].update(required=["refundId"]),
+            "contract-incompatible-change",
+            "/outputSchema",
+        ),
+        (
+            lambda c: c.update(authenticationRef="secretref://payments/other"),
+            "contract-incompatible-change",
+            "/authenticationRef",
+        ),
+        (
+            lambda c: c.update(permissionClass="reversible-write"),
+            "contract-incompatible-change",
+            "/permissionClass",
+        ),
+        (
+            lambda c: c.update(sideEffectClass="reversible", compensation=dict(NO_COMPENSATION)),
+            "contract-incompatible-change",
+            "/sideEffectClass",
+        ),
+        (
+            lambda c: c.update(approvalTriggers=[]),
+            "contract-approval-removed",
+            "/approvalTriggers",
+        ),
+        (
+            lambda c: c.update(approvalTriggers=["always"]),
+            "contract-approval-removed",
+            "/approvalTriggers",
+        ),
+        (
+            lambda c: c["egressPolicy"]["destinations"].append("api.other.example.com"),
+            "contract-egress-widened",
+            "/egressPolicy/destinations/1",
+        ),
+        (
+            lambda c: c.update(dataClassification="internal"),
+            "contract-classification-lowered",
+            "/dataClassification",
+        ),
+        (
+            lambda c: c.update(dataClassification="public"),
+            "contract-classification-lowered",
+            "/dataClassification",
+        ),
+    ],
+)
+def test_changes_of_authority_or_risk_within_a_major_version_are_refused(
+    edit: Edit, code: str, path: str
+) -> None:
+    error = upgrade_refused(edit)
+    assert (error.code, error.path) == (code, path)
+
+
+def test_egress_switched_on_is_widened_egress() -> None:
+    old = valid_contract()
+    old["egressPolicy"] = {"allowed": False, "destinations": []}
+    new = valid_contract()
+    with pytest.raises(ContractError) as info:
         check_contract_upgrade(old, new)
-    assert (info.value.code, info.value.path) == ("contract-incompatible-change", path)
+    assert (info.value.code, info.value.path) == (
+        "contract-egress-widened",
+        "/egressPolicy/allowed",
+    )
+
+
+@pytest.mark.parametrize("version", ["2.3.0", "2.3.1-rc.1", "2.2.10", "1.9.9"])
+def test_the_version_never_moves_backwards(version: str) -> None:
+    old, new = valid_contract(), valid_contract()
+    # Without a .vN suffix, so that 1.9.9 is a valid version of the same toolId.
+    old["toolId"] = new["toolId"] = "payments/refund"
+    new["version"] = version
+    with pytest.raises(ContractError) as info:
+        check_contract_upgrade(old, new)
+    assert (info.value.code, info.value.path) == ("contract-version-backwards", "/version")
+    assert info.value.to_dict()["error"]["retryable"] is False
 
 
 def test_compatible_edits_pass() -> None:
     old = validate_contract(valid_contract())
-    new = valid_contract()
-    new["description"] = "Refund a captured payment, fully or partly."
-    new["rateLimits"] = {"requests": 120, "perSeconds": 60, "scope": "tenant"}
-    new["version"] = "2.4.0"
-    upgraded = check_contract_upgrade(old, new)
-    assert upgraded.envelope is new
-    # 1 and 1.0 are the same JSON number: not a change.
+    edits: list[Edit] = [
+        lambda c: c.update(description="Refund a captured payment, fully or partly."),
+        lambda c: c.update(rateLimits={"requests": 120, "perSeconds": 60, "scope": "tenant"}),
+        # An optional input property: the old schema refused every other property, so
+        # no argument it accepted can be refused now.
+        lambda c: c["inputSchema"]["properties"].update(note={"type": "string", "maxLength": 9}),
+        # An optional output property: the old output schema allowed any other one.
+        lambda c: c["outputSchema"]["properties"].update(currency={"type": "string"}),
+        lambda c: c["approvalTriggers"].append("always"),
+        lambda c: c["egressPolicy"].update(destinations=["API.payments.example.com"]),
+        lambda c: c.update(dataClassification="restricted"),
+    ]
+    for edit in edits:
+        new = valid_contract()
+        new["version"] = "2.4.0"
+        edit(new)
+        assert check_contract_upgrade(old, new).envelope is new
+    # The same version again, and 1 == 1.0 as JSON numbers: not a change.
     same = valid_contract()
     same["inputSchema"]["properties"]["amountCents"]["minimum"] = 1.0
     check_contract_upgrade(old, same)
 
 
-def test_a_new_tool_id_is_how_an_incompatible_change_ships() -> None:
+def test_an_optional_property_is_compatible_only_where_no_accepted_value_can_break() -> None:
+    # The old input schema allowed other properties: a typed new one may refuse a
+    # value the old schema accepted, so it is not compatible; an open one is.
+    old = valid_contract()
+    del old["inputSchema"]["additionalProperties"]
+    for schema, compatible in (({"type": "string"}, False), ({}, True), (True, True)):
+        new = copy.deepcopy(old)
+        new["inputSchema"]["properties"]["note"] = schema
+        if compatible:
+            check_contract_upgrade(old, new)
+        else:
+            with pytest.raises(ContractError) as info:
+                check_contract_upgrade(old, new)
+            assert (info.value.code, info.value.path) == (
+                "contract-incompatible-change",
+                "/inputSchema",
+            )
+    # patternProperties could already match the new name: not decided, so refused.
+    old = valid_contract()
+    old["inputSchema"]["patternProperties"] = {"^x-": {"type": "integer"}}
+    new = copy.deepcopy(old)
+    new["inputSchema"]["properties"]["x-note"] = {"type": "string"}
+    with pytest.raises(ContractError):
+        check_contract_upgrade(old, new)
+    # A closed output schema gains a property: results the old one refused.
+    old = valid_contract()
+    old["outputSchema"]["additionalProperties"] = False
+    new = copy.deepcopy(old)
+    new["outputSchema"]["properties"]["currency"] = {"type": "string"}
+    with pytest.raises(ContractError) as info:
+        check_contract_upgrade(old, new)
+    assert info.value.path == "/outputSchema"
+
+
+def test_a_new_major_version_may_change_anything() -> None:
+    # With a .vN toolId a new major is a new toolId: a different tool, not compared.
     new = valid_contract()
-    new.update(toolId="payments.refund.v3", version="3.0.0")
+    new.update(toolId="payments.refund.v3", version="3.0.0", approvalTriggers=[])
     new["inputSchema"]["required"] = ["paymentId", "requestId"]
     assert check_contract_upgrade(valid_contract(), new).tool_id == "payments.refund.v3"
+    # Without the suffix, the same toolId moves to a new major version.
+    old = valid_contract()
+    old["toolId"] = "payments/refund"
+    new = copy.deepcopy(old)
+    new.update(version="3.0.0", approvalTriggers=[], dataClassification="internal")
+    new["egressPolicy"]["destinations"].append("api.other.example.com")
+    assert check_contract_upgrade(old, new).version == "3.0.0"
 
 
 def test_upgrade_validates_both_sides() -> None:

@@ -12,6 +12,7 @@ from schemacore.runtime.gateway import CallRequest, Gateway, GatewayConfigError
 from schemacore.runtime.routing import ModelRoute, allowed_routes, catalog_classification
 from tests.runtime.gateway_support import (
     SEARCH_SCHEMA,
+    Clock,
     Recorder,
     admit,
     book_contract,
@@ -128,6 +129,24 @@ def test_compensation_is_a_new_governed_call_linked_to_the_original() -> None:
     # Bad compensation arguments are refused like any other call.
     bad = gw.compensate(booked.intent_id, {"bookingId": 7}, caller="alice", run="r")
     assert (bad.step, bad.code) == ("arguments", "arguments-invalid")
+
+
+def test_compensation_after_its_deadline_is_refused_before_anything_runs() -> None:
+    recorder, clock = Recorder(), Clock()
+    gw = gateway(
+        admit({"book": book_contract(), "cancel": cancel_contract()}), recorder, clock=clock
+    )
+    booked = gw.call("book", {"flight": "LH1", "requestId": "q1"}, caller="alice", run="r")
+    assert booked.intent_id is not None
+    clock.now += 3601  # the contract's compensation.deadlineSeconds is 3600
+    recorder.events.clear()
+    late = gw.compensate(booked.intent_id, {"bookingId": "b-1"}, caller="alice", run="r")
+    assert (late.status, late.step, late.code) == (
+        "refused",
+        "lookup",
+        "compensation-deadline-passed",
+    )
+    assert recorder.events == ["evidence"] and len(recorder.requests) == 1
 
 
 def test_compensation_is_refused_where_the_contract_does_not_provide_it() -> None:

@@ -31,7 +31,7 @@ from typing import Any, Final, Literal
 from .bounds import BoundaryLimits
 from .errors import EXECUTION_FAILURE, VALIDATION, BoundaryError
 from .issues import check_arguments
-from .jsonvalues import json_equal, pointer
+from .jsonvalues import json_equal
 from .toolschema import ToolSchema, validate_schema
 
 __all__ = [
@@ -83,7 +83,8 @@ INCOMPATIBLE_FIELDS: Final = (
     "permissionClass",
     "sideEffectClass",
 )
-"""Fields that may not change under one ``toolId``: such a change needs a new one."""
+"""Fields whose incompatible change under one ``toolId`` needs a new major version
+(see :func:`check_contract_upgrade`; an added optional input property is compatible)."""
 
 # The envelope embeds two schemas, so it may nest as deeply as a schema does.
 _ENVELOPE_LIMITS = BoundaryLimits(
@@ -600,28 +601,153 @@ def validate_contract(envelope: Any, **schema_options: Any) -> ToolContract:
     )
 
 
+_CLASSIFICATION_RANK: Final = {"public": 0, "internal": 1, "confidential": 2, "restricted": 3}
+
+
+def _precedence(version: str) -> tuple[tuple[int, int, int], tuple[tuple[int, int, str], ...]]:
+    """A sort key of semantic-version precedence (build metadata ignored; a
+    pre-release sorts before its release, numeric identifiers before others)."""
+    main = version.partition("+")[0]
+    core, _, pre = main.partition("-")  # the core has no "-" (the schema's pattern)
+    major, minor, patch = (int(part) for part in core.split("."))
+    # A release (no pre-release) sorts after every pre-release of the same core.
+    identifiers: tuple[tuple[int, int, str], ...] = ((2, 0, ""),)
+    if pre:
+        identifiers = tuple(
+            (0, int(part), "") if part.isdigit() else (1, 0, part) for part in pre.split(".")
+        )
+    return (major, minor, patch), identifiers
+
+
+def _adds_optional_properties(old: Any, new: Any, *, widening: bool) -> bool:
+    """``new`` is ``old`` with optional top-level properties added, in a way that
+    keeps compatibility: for an input schema (``widening``) every argument the old
+    schema accepted is still accepted, which holds when the old schema refused any
+    other property (``additionalProperties: false``) or the added property accepts
+    anything; for an output schema every result the new one accepts the old one
+    accepted, which holds when the old one allowed any other property. Anything
+    less certain (``patternProperties``, changed keywords) is not compatible."""
+    if not (isinstance(old, dict) and isinstance(new, dict)):
+        return False
+    if set(old) - {"properties"} != set(new) - {"properties"}:
+        return False
+    if any(not json_equal(old[key], new[key]) for key in old if key != "properties"):
+        return False
+    before, after = old.get("properties", {}), new.get("properties", {})
+    if not (isinstance(before, dict) and isinstance(after, dict)):
+        return False
+    if any(name not in after or not json_equal(before[name], after[name]) for name in before):
+        return False
+    added = [name for name in after if name not in before]
+    required = new.get("required", [])
+    if "patternProperties" in old or any(name in required for name in added):
+        return False
+    other = old.get("additionalProperties", True)
+    for name in added:
+        accepts_anything = after[name] is True or after[name] == {}
+        if widening and not (other is False or accepts_anything):
+            return False
+        if not widening and not (other is True or other == {}):
+            return False
+    return True
+
+
+def _upgrade_problem(before: ToolContract, after: ToolContract) -> tuple[str, str, str] | None:
+    old, new = before.envelope, after.envelope
+    if not json_equal(old["inputSchema"], new["inputSchema"]) and not (
+        _adds_optional_properties(old["inputSchema"], new["inputSchema"], widening=True)
+    ):
+        return (
+            "contract-incompatible-change",
+            "/inputSchema",
+            "inputSchema changed in a way that may refuse arguments the old one accepted",
+        )
+    if not json_equal(old["outputSchema"], new["outputSchema"]) and not (
+        _adds_optional_properties(old["outputSchema"], new["outputSchema"], widening=False)
+    ):
+        return (
+            "contract-incompatible-change",
+            "/outputSchema",
+            "outputSchema changed in a way that may produce results the old one refused",
+        )
+    for name in ("authenticationRef", "permissionClass", "sideEffectClass"):
+        if not json_equal(old[name], new[name]):
+            return (
+                "contract-incompatible-change",
+                f"/{name}",
+                f"{name} changed: an authorisation or side-effect change",
+            )
+    triggers = new["approvalTriggers"]
+    for trigger in old["approvalTriggers"]:
+        if trigger not in triggers:
+            return (
+                "contract-approval-removed",
+                "/approvalTriggers",
+                "an approval trigger was removed: calls would skip a human check",
+            )
+    before_egress, after_egress = old["egressPolicy"], new["egressPolicy"]
+    if after_egress["allowed"] and not before_egress["allowed"]:
+        return ("contract-egress-widened", "/egressPolicy/allowed", "egress was switched on")
+    known = {d.lower() for d in before_egress["destinations"]}
+    for index, destination in enumerate(after_egress["destinations"]):
+        if destination.lower() not in known:
+            return (
+                "contract-egress-widened",
+                f"/egressPolicy/destinations/{index}",
+                "a new egress destination was added",
+            )
+    rank = _CLASSIFICATION_RANK
+    if rank[new["dataClassification"]] < rank[old["dataClassification"]]:
+        return (
+            "contract-classification-lowered",
+            "/dataClassification",
+            "the data classification was lowered: data could reach less protected routes",
+        )
+    return None
+
+
 def check_contract_upgrade(
     old: ToolContract | Mapping[str, Any], new: ToolContract | Mapping[str, Any]
 ) -> ToolContract:
     """Check that ``new`` may replace ``old``; return ``new`` admitted.
 
-    Both are validated first. Under the same ``toolId``, a change to any of
-    :data:`INCOMPATIBLE_FIELDS` is refused (``contract-incompatible-change``, at the
-    first changed field): an incompatible change needs a new toolId (a new
-    ``.vN``). Other edits, such as the description or rate limits, are compatible.
-    A different toolId is a different tool and is not compared.
+    Both are validated first. A different ``toolId`` is a different tool and is
+    not compared. Under one ``toolId``:
+
+    - ``version`` may not move backwards (``contract-version-backwards``);
+    - a new major version may change anything (with a ``.vN`` toolId that means a
+      new toolId anyway);
+    - within one major version, each change of authority or risk is refused with
+      its own code: an incompatible ``inputSchema``, ``outputSchema``,
+      ``authenticationRef``, ``permissionClass`` or ``sideEffectClass``
+      (``contract-incompatible-change``; an added optional input property is
+      compatible), a removed approval trigger (``contract-approval-removed``),
+      wider egress (``contract-egress-widened``), a lower data classification
+      (``contract-classification-lowered``). Other edits (description, rate
+      limits, added triggers, fewer destinations, ...) are compatible.
     """
     before = old if isinstance(old, ToolContract) else validate_contract(old)
     after = new if isinstance(new, ToolContract) else validate_contract(new)
     if before.tool_id != after.tool_id:
         return after
-    for name in INCOMPATIBLE_FIELDS:
-        if not json_equal(before.envelope[name], after.envelope[name]):
-            raise ContractError(
-                "contract-incompatible-change",
-                f"{name} changed under the same toolId; an incompatible change needs "
-                "a new toolId version (.vN)",
-                path=pointer([name]),
-                contract_version=_version_of(after.envelope),
-            )
+    version = _version_of(after.envelope)
+    old_key, new_key = _precedence(before.version), _precedence(after.version)
+    if new_key < old_key:
+        raise ContractError(
+            "contract-version-backwards",
+            "version is lower than the version it replaces",
+            path="/version",
+            contract_version=version,
+        )
+    if new_key[0][0] > old_key[0][0]:
+        return after
+    problem = _upgrade_problem(before, after)
+    if problem is not None:
+        code, path, message = problem
+        raise ContractError(
+            code,
+            message + "; such a change needs a new major version",
+            path=path,
+            contract_version=version,
+        )
     return after
