@@ -3,7 +3,14 @@ durable intent journal and dispatch. See :class:`Gateway` and ``docs/gateway.md`
 
 from __future__ import annotations
 
-from .backends import Backend, DispatchRequest, FunctionBackend, Secret, ToolFailure
+from .backends import (
+    Backend,
+    Cancellation,
+    DispatchRequest,
+    FunctionBackend,
+    Secret,
+    ToolFailure,
+)
 from .evidence import EVIDENCE_VERSION
 from .gateway import Gateway, GatewayConfigError
 from .journal import Intent, IntentJournal, SQLiteJournal
@@ -19,6 +26,7 @@ from .policy import (
     fired_triggers,
     grants_authorizer,
 )
+from .process import ProcessTimeout, SubprocessBackend
 
 __all__ = [
     "EVIDENCE_VERSION",
@@ -29,6 +37,7 @@ __all__ = [
     "Backend",
     "Budget",
     "CallRequest",
+    "Cancellation",
     "Decision",
     "DispatchRequest",
     "FunctionBackend",
@@ -36,9 +45,11 @@ __all__ = [
     "GatewayConfigError",
     "Intent",
     "IntentJournal",
+    "ProcessTimeout",
     "RunBudget",
     "SQLiteJournal",
     "Secret",
+    "SubprocessBackend",
     "ToolFailure",
     "ToolOutcome",
     "Trigger",

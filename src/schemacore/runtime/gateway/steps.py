@@ -16,7 +16,7 @@ from ..contract import TIMEOUT_CODE, ToolContract
 from ..errors import BoundaryError
 from ..issues import ISSUE_META_KEY, tool_error_result, validate_property_value, validate_tool_args
 from ..jsontext import parse_tool_args
-from .backends import Backend, DispatchRequest, Secret, run_attempt
+from .backends import Backend, Cancellation, DispatchRequest, Secret, run_attempt
 from .evidence import EVIDENCE_VERSION, audit_record, digest, payload_view, result_view
 from .frozen import freeze, thaw
 from .journal import Intent
@@ -494,6 +494,7 @@ class CallRun:
         (asked with a request that has no credential yet)."""
         assert self.admitted is not None
         contract = request.contract
+        policy = contract["egressPolicy"]
         backend = self.g._backends.get(self.admitted.descriptor.backend or "")
         if backend is None:
             raise self.stop("egress", "backend-unavailable", "the tool's backend is not configured")
@@ -506,8 +507,8 @@ class CallRun:
             idempotency_key=request.idempotency_key,
             headers=dict(self.headers),
             tenant=self.tenant,
+            egress_allowed=bool(policy["allowed"]),
         )
-        policy = contract["egressPolicy"]
         try:
             destinations = [str(d) for d in backend.destinations(dispatch)]
         except Exception as exc:
@@ -566,7 +567,12 @@ class CallRun:
             attempt += 1
             self.holder.enter()
             # Each attempt gets its own copy: what one attempt changes, the next never sees.
-            attempt_request = replace(dispatch, attempt=attempt, arguments=thaw(dispatch.arguments))
+            attempt_request = replace(
+                dispatch,
+                attempt=attempt,
+                arguments=thaw(dispatch.arguments),
+                cancellation=Cancellation.after(dispatch.timeout),
+            )
             done = run_attempt(backend, attempt_request, self.holder.leave)
             last = attempt >= policy["maxAttempts"]
             if done.timed_out or done.error is not None:
