@@ -27,6 +27,7 @@ from .policy import (
     grants_authorizer,
 )
 from .process import ProcessTimeout, SubprocessBackend
+from .telemetry import CallTrace, OpenTelemetry, Telemetry
 
 __all__ = [
     "EVIDENCE_VERSION",
@@ -37,6 +38,7 @@ __all__ = [
     "Backend",
     "Budget",
     "CallRequest",
+    "CallTrace",
     "Cancellation",
     "Decision",
     "DispatchRequest",
@@ -45,11 +47,13 @@ __all__ = [
     "GatewayConfigError",
     "Intent",
     "IntentJournal",
+    "OpenTelemetry",
     "ProcessTimeout",
     "RunBudget",
     "SQLiteJournal",
     "Secret",
     "SubprocessBackend",
+    "Telemetry",
     "ToolFailure",
     "ToolOutcome",
     "Trigger",

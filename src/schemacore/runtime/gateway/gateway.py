@@ -41,6 +41,7 @@ from .limiter import ContractLimiter
 from .outcome import Status, ToolOutcome
 from .policy import Approver, Authorizer, Budget, Trigger, grants_authorizer
 from .steps import CallRun, CatalogView, Stop, check_host_inputs, iso_time
+from .telemetry import Telemetry
 
 __all__ = ["Gateway", "GatewayConfigError"]
 
@@ -94,6 +95,9 @@ class Gateway:
         output_mode: ``"enforce"`` refuses output that breaks ``outputSchema``;
             ``"report"`` passes it on and records the issues in the evidence.
         evidence_sink: called with each evidence record (e.g. an audit log writer).
+        telemetry: told about each finished call (:class:`~.telemetry.OpenTelemetry`
+            emits the spans and metrics the contract's ``observability`` names);
+            None (the default) records nothing and imports nothing.
         owner: this runtime process's stable name in the journal; a restarted
             process must use the same name to recover its own open intents.
         dedup_window_seconds: how long a repeated host idempotency key is answered
@@ -122,6 +126,7 @@ class Gateway:
         credentials: Callable[[str], Any] | None = None,
         output_mode: OutputMode = "enforce",
         evidence_sink: Callable[[Mapping[str, Any]], None] | None = None,
+        telemetry: Telemetry | None = None,
         owner: str = "gateway",
         dedup_window_seconds: float = 86400.0,
         backoff_seconds: float = 0.2,
@@ -146,6 +151,7 @@ class Gateway:
         self._credentials = credentials
         self._output_mode = output_mode
         self._evidence_sink = evidence_sink
+        self._telemetry = telemetry
         self.owner = owner
         self._window = float(dedup_window_seconds)
         if not 0 <= backoff_seconds <= backoff_max_seconds:

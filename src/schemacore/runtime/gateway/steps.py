@@ -23,6 +23,7 @@ from .journal import Intent
 from .limiter import Slot, rate_key
 from .outcome import GATEWAY_META_KEY, Status, ToolOutcome
 from .policy import CallRequest, Decision, fired_triggers
+from .telemetry import CallTrace
 
 if TYPE_CHECKING:
     from .gateway import Gateway
@@ -136,6 +137,10 @@ class CallRun:
         self.tenant = tenant
         self.request_id = request_id
         self.started = gateway._monotonic()
+        self.wall_started = gateway._clock()
+        # Span name -> [start, end] wall-clock seconds of the part of the call it covers.
+        self.phases: dict[str, list[float]] = {}
+        self.arg_issues: tuple[tuple[str, str, str], ...] = ()
         self.admitted: AdmittedTool | None = None
         self.contract: ToolContract | None = None
         self.request: CallRequest | None = None
@@ -194,12 +199,23 @@ class CallRun:
                 self.journal_failed = True
         return outcome
 
+    def begin(self, phase: str) -> None:
+        """A telemetry span's part of the call starts (see :mod:`.telemetry`)."""
+        self.phases[phase] = [self.g._clock()]
+
+    def end(self, phase: str) -> None:
+        if len(self.phases.get(phase, ())) == 1:
+            self.phases[phase].append(self.g._clock())
+
     def steps(self, arguments: Any, idempotency_key: str | None) -> ToolOutcome:
         """Steps 1 to 10, in order; each one raises :class:`Stop` to end the call."""
+        self.begin("tool.validate")
         contract = self.look_up()
         self.at = "arguments"
         request = self.check_arguments(contract, arguments, idempotency_key)
+        self.end("tool.validate")
         self.at = "authorization"
+        self.begin("tool.authorize")
         self.authorize(request)
         self.at = "intent"
         # A repeated idempotency key is answered from the journal here, before any
@@ -215,6 +231,7 @@ class CallRun:
             return self.replay(seen)
         self.at = "approval"
         self.approve(request)
+        self.end("tool.authorize")
         self.at = "budget"
         self.reserve(request)
         self.at = "intent"
@@ -244,7 +261,9 @@ class CallRun:
                 "the intent was closed by another gateway before dispatch",
                 retryable=True,
             )
+        self.begin("tool.invoke")
         result, attempts = self.dispatch(backend, dispatch)
+        self.end("tool.invoke")
         self.at = "output"
         self.check_output(result, attempts)
         return self.record(
@@ -303,6 +322,8 @@ class CallRun:
                 ) from None
         checked = validate_tool_args(arguments, self.admitted.input, mode="enforce")
         if not checked.ok:
+            # For telemetry: where, what was expected, what type came; never a value.
+            self.arg_issues = tuple((i.path, i.expected, i.got) for i in checked.issues)
             result = tool_error_result(self.tool, checked)
             raise self.stop(
                 "arguments",
@@ -756,6 +777,8 @@ class CallRun:
             record["journalFailed"] = True
         if contract is not None:
             record["audit"] = audit_record(contract, record)
+        if contract is not None and g._telemetry is not None:
+            self.report(outcome, contract)
         if contract is not None and self.request is not None:
             log_payloads = contract["observability"]["logPayloads"]
             record["arguments"] = payload_view(
@@ -766,6 +789,36 @@ class CallRun:
                     log_payloads, outcome.result, contract.envelope["outputSchema"]
                 )
         return g._emit(outcome, record)
+
+    def report(self, outcome: ToolOutcome, contract: ToolContract) -> None:
+        """Hand the finished call to the gateway's telemetry; a failure there is
+        the telemetry's own problem, never the call's."""
+        assert self.g._telemetry is not None
+        now = self.g._clock()
+        observability = contract["observability"]
+        arguments = None
+        if observability["logPayloads"] and self.request is not None:
+            arguments = thaw(self.request.arguments)
+        trace = CallTrace(
+            tool=self.tool,
+            tool_id=contract.tool_id,
+            version=contract.version,
+            status=outcome.status,
+            step=outcome.step,
+            code=outcome.code,
+            started=self.wall_started,
+            ended=now,
+            phases={
+                name: (times[0], times[1] if len(times) > 1 else now)
+                for name, times in self.phases.items()
+            },
+            required_spans=tuple(observability["requiredSpans"]),
+            required_metrics=tuple(observability["requiredMetrics"]),
+            arguments=arguments,
+            issues=self.arg_issues,
+        )
+        with contextlib.suppress(Exception):
+            self.g._telemetry.record(trace)
 
 
 def check_host_inputs(
