@@ -46,6 +46,7 @@ from .telemetry import Telemetry
 __all__ = ["Gateway", "GatewayConfigError"]
 
 OutputMode = Literal["enforce", "report"]
+ArgumentMode = Literal["enforce", "warn", "off"]
 _ALWAYS_RECORDED = frozenset({"toolId", "status", "step", "code", "dispatched"})
 
 
@@ -94,6 +95,12 @@ class Gateway:
         credentials: resolves an ``authenticationRef`` to a credential.
         output_mode: ``"enforce"`` refuses output that breaks ``outputSchema``;
             ``"report"`` passes it on and records the issues in the evidence.
+        argument_mode: ``"enforce"`` (default) refuses arguments that break the input
+            schema; ``"warn"`` runs such a call and reports the issues (evidence
+            ``argumentIssues``, telemetry ``tool.arguments.warned``); ``"off"`` drops
+            the schema's verdict. Arguments that are not JSON, not an object, or
+            over a limit are refused in every mode.
+        argument_modes: tool name -> argument mode, overriding ``argument_mode``.
         evidence_sink: called with each evidence record (e.g. an audit log writer).
         telemetry: told about each finished call (:class:`~.telemetry.OpenTelemetry`
             emits the spans and metrics the contract's ``observability`` names);
@@ -125,6 +132,8 @@ class Gateway:
         journal: IntentJournal | None = None,
         credentials: Callable[[str], Any] | None = None,
         output_mode: OutputMode = "enforce",
+        argument_mode: ArgumentMode = "enforce",
+        argument_modes: Mapping[str, ArgumentMode] | None = None,
         evidence_sink: Callable[[Mapping[str, Any]], None] | None = None,
         telemetry: Telemetry | None = None,
         owner: str = "gateway",
@@ -150,6 +159,12 @@ class Gateway:
         self._journal: IntentJournal = journal if journal is not None else SQLiteJournal()
         self._credentials = credentials
         self._output_mode = output_mode
+        modes = dict(argument_modes or {})
+        for mode in (argument_mode, *modes.values()):
+            if mode not in ("enforce", "warn", "off"):
+                raise ValueError(f"an argument mode is 'enforce', 'warn' or 'off', not {mode!r}")
+        self._argument_mode: ArgumentMode = argument_mode
+        self._argument_modes: Mapping[str, ArgumentMode] = MappingProxyType(modes)
         self._evidence_sink = evidence_sink
         self._telemetry = telemetry
         self.owner = owner

@@ -141,6 +141,7 @@ class CallRun:
         # Span name -> [start, end] wall-clock seconds of the part of the call it covers.
         self.phases: dict[str, list[float]] = {}
         self.arg_issues: tuple[tuple[str, str, str], ...] = ()
+        self.arg_warned: list[str] | None = None  # issue codes a "warn" call ran with
         self.admitted: AdmittedTool | None = None
         self.contract: ToolContract | None = None
         self.request: CallRequest | None = None
@@ -320,7 +321,16 @@ class CallRun:
                 raise self.stop(
                     "arguments", exc.code, exc.message, result=tool_error_result(self.tool, exc)
                 ) from None
-        checked = validate_tool_args(arguments, self.admitted.input, mode="enforce")
+        mode = self.g._argument_modes.get(self.tool, self.g._argument_mode)
+        # "off" still checks the JSON data model and the limits (the gateway digests,
+        # journals and copies the arguments); only the schema's verdict is dropped.
+        checked = validate_tool_args(
+            arguments, self.admitted.input, mode="warn" if mode == "off" else mode
+        )
+        if checked.ok and checked.issues and mode == "warn":
+            # The call runs; telemetry and the evidence say what did not match.
+            self.arg_issues = tuple((i.path, i.expected, i.got) for i in checked.issues)
+            self.arg_warned = [issue.code for issue in checked.issues]
         if not checked.ok:
             # For telemetry: where, what was expected, what type came; never a value.
             self.arg_issues = tuple((i.path, i.expected, i.got) for i in checked.issues)
@@ -772,6 +782,7 @@ class CallRun:
             "approval": self.approval,
             "egress": self.egress,
             "outputIssues": self.output_issues,
+            "argumentIssues": self.arg_warned,
         }
         if self.journal_failed:
             record["journalFailed"] = True
@@ -816,6 +827,7 @@ class CallRun:
             required_metrics=tuple(observability["requiredMetrics"]),
             arguments=arguments,
             issues=self.arg_issues,
+            warned=self.arg_warned is not None,
         )
         with contextlib.suppress(Exception):
             self.g._telemetry.record(trace)

@@ -15,7 +15,8 @@ is never imported. :class:`OpenTelemetry` (the optional extra
 
 with the attributes ``tool.name``, ``tool.id``, ``tool.version``, ``tool.outcome``,
 ``tool.step`` and ``tool.code``. Refused arguments add an event
-``tool.arguments.rejected`` to ``tool.validate`` with the issues' ``path``,
+``tool.arguments.rejected`` to ``tool.validate`` (``tool.arguments.warned`` for a
+call that ran in the gateway's ``warn`` argument mode) with the issues' ``path``,
 ``expected`` and ``got`` only: never a value, never the excerpt a string-shape
 issue carries for the model. The arguments themselves are recorded
 (``tool.arguments``, JSON) only when ``observability.logPayloads`` is true; a
@@ -46,7 +47,8 @@ class CallTrace:
         phases: span name -> (start, end) seconds, for the parts that ran.
         required_spans, required_metrics: the contract's observability lists.
         arguments: the validated arguments when ``logPayloads`` is true, else None.
-        issues: for refused arguments, (path, expected, got) of each issue.
+        issues: for refused (or warned) arguments, (path, expected, got) of each issue.
+        warned: the issues did not stop the call (``warn`` argument mode).
     """
 
     tool: str
@@ -62,6 +64,7 @@ class CallTrace:
     required_metrics: tuple[str, ...]
     arguments: Any = field(default=None, repr=False)
     issues: tuple[tuple[str, str, str], ...] = ()
+    warned: bool = False
 
 
 class Telemetry(Protocol):
@@ -119,7 +122,7 @@ class OpenTelemetry:
             if name == "tool.validate":
                 if trace.issues:
                     span.add_event(
-                        "tool.arguments.rejected",
+                        "tool.arguments.warned" if trace.warned else "tool.arguments.rejected",
                         attributes={
                             "issue.path": [issue[0] for issue in trace.issues],
                             "issue.expected": [issue[1] for issue in trace.issues],
