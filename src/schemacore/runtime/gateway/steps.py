@@ -709,8 +709,8 @@ class CallRun:
             problems = ["structuredContent-missing"]
         else:
             try:
-                issues = validate_property_value(result["structuredContent"], output)
-                problems = [issue.code for issue in issues]
+                checked = validate_property_value(result["structuredContent"], output)
+                problems = [issue.code for issue in checked.issues]
             except BoundaryError as exc:
                 problems = [exc.code]
         if not problems:
