@@ -91,6 +91,42 @@ def test_a_subprocess_is_killed_at_the_deadline_with_its_process_group(tmp_path:
     assert not marker.exists() and not grandchild_marker.exists()
 
 
+def test_what_a_subprocess_leaves_running_in_its_group_is_killed_when_it_ends(
+    tmp_path: Path,
+) -> None:
+    marker = tmp_path / "left-behind"
+    code = """
+        import json, subprocess, sys
+        subprocess.Popen([sys.executable, "-c",
+            "import pathlib, sys, time; time.sleep(1.0); pathlib.Path(sys.argv[1]).write_text('x')",
+            sys.argv[1]], stdout=subprocess.DEVNULL)
+        print(json.dumps({"content": [], "structuredContent": {"hits": []}}))
+    """
+    backend = SubprocessBackend(_child(code, str(marker)))
+    gw = gateway(
+        admit({"run": _code_tool(timeoutMs=5000)}), Recorder(), backends={"local": backend}
+    )
+    assert gw.call("run", {"query": "x"}, caller="alice", run="r").ok
+    time.sleep(1.5)
+    assert not marker.exists()
+
+
+def test_a_subprocess_that_writes_too_much_is_killed() -> None:
+    code = """
+        import sys
+        while True:
+            sys.stdout.write("x" * 65536)
+    """
+    backend = SubprocessBackend(_child(code), max_output_bytes=100_000)
+    gw = gateway(
+        admit({"run": _code_tool(timeoutMs=10_000)}), Recorder(), backends={"local": backend}
+    )
+    started = time.monotonic()
+    outcome = gw.call("run", {"query": "x"}, caller="alice", run="r")
+    assert (outcome.status, outcome.code) == ("ambiguous", "backend-failed")
+    assert backend.killed == 1 and time.monotonic() - started < 5
+
+
 def test_a_subprocess_gets_its_arguments_and_a_clean_environment(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -117,6 +153,26 @@ def test_a_subprocess_gets_its_arguments_and_a_clean_environment(
         assert hits[:2] == ["q-1", "docs.search.v1"]
         assert "RUNTIME_SECRET" not in hits  # nothing of the runtime's environment
         assert ("token:sk-live-SENTINEL-CREDENTIAL" in hits) is expect_token
+
+
+def test_resource_limits_apply_to_the_child() -> None:
+    code = """
+        import json, resource
+        cpu = resource.getrlimit(resource.RLIMIT_CPU)
+        memory = resource.getrlimit(resource.RLIMIT_AS)
+        core = resource.getrlimit(resource.RLIMIT_CORE)
+        hits = [str(cpu), str(memory), str(core)]
+        print(json.dumps({"content": [], "structuredContent": {"hits": hits}}))
+    """
+    backend = SubprocessBackend(_child(code), cpu_seconds=5, memory_bytes=2_000_000_000)
+    gw = gateway(admit({"run": _code_tool()}), Recorder(), backends={"local": backend})
+    outcome = gw.call("run", {"query": "x"}, caller="alice", run="r")
+    assert outcome.ok, outcome.message
+    assert outcome.result["structuredContent"]["hits"] == [
+        "(5, 5)",
+        "(2000000000, 2000000000)",
+        "(0, 0)",
+    ]
 
 
 def test_a_subprocess_declares_a_failure_or_crashes() -> None:

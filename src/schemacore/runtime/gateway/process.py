@@ -10,14 +10,17 @@ Meant for code-execution tools. The child gets:
   secret of the runtime's environment reaches it); the call's credential only when
   ``credential_env`` names a variable for it and the contract has an
   ``authenticationRef`` (the gateway resolves none otherwise);
-- resource limits set before it runs (CPU seconds, address space, no core files);
+- resource limits set before it runs, when asked for (CPU seconds, address space;
+  then no core files either);
 - ``network_sandbox`` (e.g. ``["unshare", "--net", "--map-root-user"]``) in front
   of its command when the contract allows no egress: a host-provided sandbox,
   since cutting a process's network needs the operating system's help;
 - a session of its own: at the deadline, or when the gateway cancels the attempt,
-  the whole process group is killed, so nothing of it runs on after the timeout
-  (a grandchild that starts its own session escapes the group; a sandbox that
-  owns every descendant, such as a container or a cgroup, is the host's to add).
+  the whole process group is killed, and so is whatever the child left running in
+  its group when it ends by itself, so nothing of the call runs on after it (a
+  grandchild that starts its own session escapes the group; a sandbox that owns
+  every descendant, such as a container or a cgroup, is the host's to add);
+- stdout read up to ``max_output_bytes``: a child that writes more is killed.
 
 POSIX only (process groups and ``resource``).
 """
@@ -29,6 +32,7 @@ import json
 import os
 import signal
 import subprocess
+import threading
 from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any
 
@@ -48,9 +52,52 @@ class ProcessTimeout(TimeoutError):
     """The child was killed at its deadline (the gateway reads it as ambiguous)."""
 
 
-def _limits(cpu_seconds: int | None, memory_bytes: int | None) -> Callable[[], None]:
-    # Runs in the child between fork and exec: plain system calls only (no imports,
-    # no locks), which is what keeps preexec_fn usable in a threaded runtime.
+def _exited(pid: int) -> bool:
+    """Whether the child has ended, without reaping it (its group id stays reserved)."""
+    return os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
+
+
+def _feed(child: subprocess.Popen[bytes], payload: bytes) -> None:
+    """Write the request to the child's stdin (in a thread: a child that does not
+    read must not block the deadline)."""
+    assert child.stdin is not None
+    with contextlib.suppress(OSError):  # a child that ended or closed its stdin
+        child.stdin.write(payload)
+    with contextlib.suppress(OSError):
+        child.stdin.close()
+
+
+class _Reader(threading.Thread):
+    """Reads the child's stdout up to a cap, so that output cannot exhaust memory."""
+
+    def __init__(self, child: subprocess.Popen[bytes], cap: int) -> None:
+        super().__init__(daemon=True)
+        self._stream = child.stdout
+        self._cap = cap
+        self.chunks: list[bytes] = []
+        self.overflow = threading.Event()
+        self.start()
+
+    def run(self) -> None:
+        assert self._stream is not None
+        size = 0
+        fd = self._stream.fileno()
+        with contextlib.suppress(OSError, ValueError):
+            while data := os.read(fd, 65536):
+                size += len(data)
+                if size > self._cap:
+                    self.overflow.set()  # the caller kills the child
+                    return
+                self.chunks.append(data)
+
+
+def _limits(cpu_seconds: int | None, memory_bytes: int | None) -> Callable[[], None] | None:
+    if cpu_seconds is None and memory_bytes is None:
+        return None  # no preexec_fn at all (core files stay as the host has them)
+
+    # Runs in the child between fork and exec, where Python warns that a threaded
+    # parent can deadlock: plain setrlimit calls only (no imports, no locks), the
+    # least that can go wrong there; and only when the host asked for limits.
     def apply() -> None:
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
         if cpu_seconds is not None:
@@ -100,7 +147,7 @@ class SubprocessBackend:
         self._sandbox = tuple(network_sandbox) if network_sandbox is not None else None
         self._egress = tuple(egress)
         self._max_output = max_output_bytes
-        self.killed = 0  # children killed at their deadline or on cancellation
+        self.killed = 0  # children killed at their deadline, on cancellation or for output
 
     def destinations(self, request: DispatchRequest) -> Collection[str]:
         return self._egress
@@ -137,30 +184,34 @@ class SubprocessBackend:
             preexec_fn=self._limits,
             close_fds=True,
         )
+        reader = _Reader(child, self._max_output)
+        writer = threading.Thread(target=_feed, args=(child, payload), daemon=True)
+        writer.start()
         cancellation = request.cancellation
-        send: bytes | None = payload  # the input goes with the first call only
-        while True:
-            remaining = cancellation.remaining()
-            step = _POLL_SECONDS if remaining is None else min(_POLL_SECONDS, remaining)
-            try:
-                out, _ = child.communicate(send, timeout=step)
-                break
-            except subprocess.TimeoutExpired:
-                send = None
-                if cancellation.cancelled:
-                    self._kill(child)
-                    raise ProcessTimeout("the child was killed at its deadline") from None
-        return self._answer(child.returncode, out)
-
-    def _kill(self, child: subprocess.Popen[bytes]) -> None:
-        with contextlib.suppress(ProcessLookupError):  # it may have ended meanwhile
-            os.killpg(child.pid, signal.SIGKILL)
-        child.communicate()  # reap it and close its pipes
-        self.killed += 1
+        try:
+            while not _exited(child.pid):
+                if cancellation.cancelled or reader.overflow.is_set():
+                    self.killed += 1
+                    if reader.overflow.is_set():
+                        raise RuntimeError("the child wrote more than max_output_bytes")
+                    raise ProcessTimeout("the child was killed at its deadline")
+                cancellation.wait(_POLL_SECONDS)
+        finally:
+            # The leader has ended or is to be stopped; it is not reaped yet, so the
+            # group id is still its own: whatever else runs in the group is killed
+            # too, and nothing of the call runs on after it.
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(child.pid, signal.SIGKILL)
+            child.wait()
+            reader.join(_POLL_SECONDS * 50)
+            writer.join(_POLL_SECONDS * 50)
+            if not reader.is_alive() and child.stdout is not None:
+                child.stdout.close()  # a reader still blocked (an escaped holder) keeps it
+        if reader.overflow.is_set():
+            raise RuntimeError("the child wrote more than max_output_bytes")
+        return self._answer(child.returncode, b"".join(reader.chunks))
 
     def _answer(self, status: int, out: bytes) -> Mapping[str, Any]:
-        if len(out) > self._max_output:
-            raise RuntimeError("the child wrote more than max_output_bytes")
         try:
             answer = json.loads(out.decode("utf-8")) if out.strip() else None
         except (UnicodeDecodeError, ValueError):
