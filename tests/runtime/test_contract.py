@@ -790,6 +790,16 @@ def upgrade_refused(edit: Edit, *, version: str = "2.4.0") -> ContractError:
             "/sideEffectClass",
         ),
         (
+            lambda c: c.update(idempotency=dict(NO_IDEMPOTENCY)),
+            "contract-incompatible-change",
+            "/idempotency/supported",
+        ),
+        (
+            lambda c: c["idempotency"].update(keyLocation="header:Idempotency-Key"),
+            "contract-incompatible-change",
+            "/idempotency/keyLocation",
+        ),
+        (
             lambda c: c.update(approvalTriggers=[]),
             "contract-approval-removed",
             "/approvalTriggers",
@@ -821,6 +831,20 @@ def test_changes_of_authority_or_risk_within_a_major_version_are_refused(
 ) -> None:
     error = upgrade_refused(edit)
     assert (error.code, error.path) == (code, path)
+
+
+def test_dropping_compensation_is_an_incompatible_change() -> None:
+    # A reversible tool may or may not offer compensation; dropping it is a change.
+    old, new = valid_contract(), valid_contract()
+    old["sideEffectClass"] = new["sideEffectClass"] = "reversible"
+    new["compensation"] = dict(NO_COMPENSATION)
+    with pytest.raises(ContractError) as info:
+        check_contract_upgrade(old, new)
+    assert (info.value.code, info.value.path) == (
+        "contract-incompatible-change",
+        "/compensation/supported",
+    )
+    check_contract_upgrade(new, old)  # offering compensation later is compatible
 
 
 def test_egress_switched_on_is_widened_egress() -> None:

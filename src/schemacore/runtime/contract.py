@@ -677,6 +677,27 @@ def _upgrade_problem(before: ToolContract, after: ToolContract) -> tuple[str, st
                 f"/{name}",
                 f"{name} changed: an authorisation or side-effect change",
             )
+    # Where the key travels is part of the call's input; dropping deduplication or
+    # compensation changes what a repeated or undone call does (side-effect semantics).
+    before_key, after_key = old["idempotency"], new["idempotency"]
+    if before_key["supported"] and not after_key["supported"]:
+        return (
+            "contract-incompatible-change",
+            "/idempotency/supported",
+            "idempotency support was dropped: repeated calls would no longer be deduplicated",
+        )
+    if before_key["supported"] and before_key["keyLocation"] != after_key["keyLocation"]:
+        return (
+            "contract-incompatible-change",
+            "/idempotency/keyLocation",
+            "the idempotency key moved: callers would send it where it is no longer read",
+        )
+    if old["compensation"]["supported"] and not new["compensation"]["supported"]:
+        return (
+            "contract-incompatible-change",
+            "/compensation/supported",
+            "compensation support was dropped: recorded calls could no longer be undone",
+        )
     triggers = new["approvalTriggers"]
     for trigger in old["approvalTriggers"]:
         if trigger not in triggers:
@@ -719,7 +740,8 @@ def check_contract_upgrade(
       new toolId anyway);
     - within one major version, each change of authority or risk is refused with
       its own code: an incompatible ``inputSchema``, ``outputSchema``,
-      ``authenticationRef``, ``permissionClass`` or ``sideEffectClass``
+      ``authenticationRef``, ``permissionClass`` or ``sideEffectClass``, dropped
+      idempotency or compensation support, a moved idempotency key
       (``contract-incompatible-change``; an added optional input property is
       compatible), a removed approval trigger (``contract-approval-removed``),
       wider egress (``contract-egress-widened``), a lower data classification
