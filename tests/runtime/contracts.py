@@ -1,13 +1,20 @@
-"""A valid ``aruntime.tool-contract.v1`` envelope to derive test cases from."""
+"""``aruntime.tool-contract.v1`` envelopes in the published field shapes, to derive
+test cases from, and the published example read from its seed file."""
 
 from __future__ import annotations
 
 import copy
+import json
+from pathlib import Path
 from typing import Any
+
+import pytest
+
+SEED_002 = Path(__file__).resolve().parents[3] / "shared" / "seeds" / "002_a7bee9b9e74c8eca.txt"
 
 _VALID: dict[str, Any] = {
     "contractVersion": "aruntime.tool-contract.v1",
-    "toolId": "payments/refund@v2",
+    "toolId": "payments.refund.v2",
     "version": "2.3.1",
     "description": "Refund a captured payment.",
     "inputSchema": {
@@ -29,25 +36,44 @@ _VALID: dict[str, Any] = {
     "timeoutMs": 30000,
     "retryPolicy": {
         "maxAttempts": 3,
-        "retryOnAmbiguousTimeout": True,
-        "retryableErrorCodes": ["rate_limited"],
-        "backoffMs": 500,
+        "backoff": "exponential",
+        "retryableErrors": ["timeout", "rate-limited"],
     },
-    "idempotency": {"supported": True, "keyField": "requestId"},
-    "concurrency": {"maxInFlight": 4},
+    "idempotency": {
+        "supported": True,
+        "keyLocation": "argument:requestId",
+        "deduplicationWindowSeconds": 3600,
+    },
+    "concurrency": {"mode": "parallel", "maxConcurrent": 4},
     "approvalTriggers": ["amount-over-limit"],
-    "compensation": {"strategy": "compensating-tool", "toolId": "payments/charge@v2"},
+    "compensation": {"supported": True, "toolRef": "payments.charge.v2", "deadlineSeconds": 600},
     "errorTaxonomy": [
-        {"code": "rate_limited", "retryable": True, "description": "Too many requests."},
-        {"code": "insufficient_funds", "retryable": False, "description": "Declined."},
+        {"code": "rate-limited", "retryable": True, "meaning": "Too many requests."},
+        {"code": "insufficient-funds", "retryable": False, "meaning": "Declined."},
     ],
-    "rateLimits": {"requestsPerMinute": 60, "burst": 10},
-    "observability": {"logArguments": "redacted", "logResults": "redacted"},
-    "auditFields": ["paymentId", "amountCents"],
-    "deprecation": {"deprecated": False, "sunsetAt": None, "replacementToolId": None},
+    "rateLimits": {"requests": 60, "perSeconds": 60, "scope": "tenant"},
+    "observability": {
+        "requiredSpans": ["tool.validate", "tool.invoke"],
+        "requiredMetrics": ["tool.duration"],
+        "logPayloads": False,
+    },
+    "auditFields": ["requestId", "actorRef", "tenantRef", "toolVersion", "outcome"],
+    "deprecation": {"status": "active", "replacementRef": None, "sunsetUtc": None},
 }
 
 
 def valid_contract() -> dict[str, Any]:
     """A fresh deep copy of a contract that passes every rule."""
     return copy.deepcopy(_VALID)
+
+
+def seed_example() -> dict[str, Any]:
+    """The "Validated example" of the published description, parsed from the seed
+    file as it stands (skips where ../shared is not present)."""
+    if not SEED_002.is_file():
+        pytest.skip(f"the published contract description is not at {SEED_002}")
+    text = SEED_002.read_text(encoding="utf-8")
+    start = text.index("{", text.index("Validated examples"))
+    example, _ = json.JSONDecoder().raw_decode(text, start)
+    assert isinstance(example, dict)
+    return example

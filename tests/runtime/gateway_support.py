@@ -56,6 +56,13 @@ CANCEL_SCHEMA: dict[str, Any] = {
     "additionalProperties": False,
 }
 
+NO_IDEMPOTENCY: dict[str, Any] = {
+    "supported": False,
+    "keyLocation": None,
+    "deduplicationWindowSeconds": None,
+}
+NO_COMPENSATION: dict[str, Any] = {"supported": False, "toolRef": None, "deadlineSeconds": None}
+
 _BASE: dict[str, Any] = {
     "contractVersion": "aruntime.tool-contract.v1",
     "description": "A test tool.",
@@ -63,21 +70,16 @@ _BASE: dict[str, Any] = {
     "authenticationRef": None,
     "egressPolicy": {"allowed": False, "destinations": []},
     "timeoutMs": 2000,
-    "retryPolicy": {
-        "maxAttempts": 1,
-        "retryOnAmbiguousTimeout": False,
-        "retryableErrorCodes": [],
-        "backoffMs": 0,
-    },
-    "idempotency": {"supported": False, "keyField": None},
-    "concurrency": {"maxInFlight": None},
+    "retryPolicy": {"maxAttempts": 1, "backoff": "none", "retryableErrors": []},
+    "idempotency": NO_IDEMPOTENCY,
+    "concurrency": {"mode": "parallel", "maxConcurrent": 1000},
     "approvalTriggers": [],
-    "compensation": {"strategy": "none", "toolId": None},
+    "compensation": NO_COMPENSATION,
     "errorTaxonomy": [],
-    "rateLimits": {"requestsPerMinute": None, "burst": None},
-    "observability": {"logArguments": "full", "logResults": "full"},
+    "rateLimits": {"requests": 1_000_000, "perSeconds": 1, "scope": "global"},
+    "observability": {"requiredSpans": [], "requiredMetrics": [], "logPayloads": True},
     "auditFields": [],
-    "deprecation": {"deprecated": False, "sunsetAt": None, "replacementToolId": None},
+    "deprecation": {"status": "active", "replacementRef": None, "sunsetUtc": None},
 }
 
 
@@ -85,7 +87,7 @@ def search_contract(**changes: Any) -> dict[str, Any]:
     """A read-only tool: no side effect, no credentials, no egress."""
     envelope = copy.deepcopy(_BASE)
     envelope.update(
-        toolId="docs/search@v1",
+        toolId="docs.search.v1",
         version="1.0.0",
         inputSchema=copy.deepcopy(SEARCH_SCHEMA),
         outputSchema={
@@ -98,15 +100,14 @@ def search_contract(**changes: Any) -> dict[str, Any]:
         dataClassification="internal",
         retryPolicy={
             "maxAttempts": 3,
-            "retryOnAmbiguousTimeout": True,
-            "retryableErrorCodes": ["busy"],
-            "backoffMs": 100,
+            "backoff": "exponential",
+            "retryableErrors": ["timeout", "busy"],
         },
         errorTaxonomy=[
-            {"code": "busy", "retryable": True, "description": "The index is busy."},
-            {"code": "bad_query", "retryable": False, "description": "The query is invalid."},
+            {"code": "busy", "retryable": True, "meaning": "The index is busy."},
+            {"code": "bad_query", "retryable": False, "meaning": "The query is invalid."},
         ],
-        auditFields=["query"],
+        auditFields=["requestId", "actorRef", "toolVersion", "outcome"],
     )
     envelope.update(copy.deepcopy(changes))
     return envelope
@@ -116,7 +117,7 @@ def pay_contract(**changes: Any) -> dict[str, Any]:
     """An irreversible tool with credentials, egress and approval."""
     envelope = copy.deepcopy(_BASE)
     envelope.update(
-        toolId="payments/send@v1",
+        toolId="payments.send.v1",
         version="1.2.0",
         inputSchema=copy.deepcopy(PAY_SCHEMA),
         authenticationRef="secretref://payments/api-key",
@@ -125,12 +126,11 @@ def pay_contract(**changes: Any) -> dict[str, Any]:
         dataClassification="confidential",
         egressPolicy={"allowed": True, "destinations": ["api.payments.example.com"]},
         approvalTriggers=["side-effect-irreversible"],
-        compensation={"strategy": "manual", "toolId": None},
         errorTaxonomy=[
-            {"code": "declined", "retryable": False, "description": "The payment was declined."}
+            {"code": "declined", "retryable": False, "meaning": "The payment was declined."}
         ],
-        observability={"logArguments": "redacted", "logResults": "none"},
-        auditFields=["recipient", "amountCents"],
+        observability={"requiredSpans": [], "requiredMetrics": [], "logPayloads": False},
+        auditFields=["requestId", "actorRef", "runRef", "outcome", "approvedBy"],
     )
     envelope.update(copy.deepcopy(changes))
     return envelope
@@ -140,20 +140,19 @@ def book_contract(**changes: Any) -> dict[str, Any]:
     """A compensatable, deduplicating tool whose undo is ``cancel_booking``."""
     envelope = copy.deepcopy(_BASE)
     envelope.update(
-        toolId="travel/book@v1",
+        toolId="travel.book.v1",
         version="1.0.0",
         inputSchema=copy.deepcopy(BOOK_SCHEMA),
         permissionClass="reversible-write",
         sideEffectClass="compensatable",
         dataClassification="internal",
-        idempotency={"supported": True, "keyField": "requestId"},
-        retryPolicy={
-            "maxAttempts": 3,
-            "retryOnAmbiguousTimeout": True,
-            "retryableErrorCodes": [],
-            "backoffMs": 0,
+        idempotency={
+            "supported": True,
+            "keyLocation": "argument:requestId",
+            "deduplicationWindowSeconds": 86400,
         },
-        compensation={"strategy": "compensating-tool", "toolId": "travel/cancel@v1"},
+        retryPolicy={"maxAttempts": 3, "backoff": "none", "retryableErrors": ["timeout"]},
+        compensation={"supported": True, "toolRef": "travel.cancel.v1", "deadlineSeconds": 3600},
     )
     envelope.update(copy.deepcopy(changes))
     return envelope
@@ -162,7 +161,7 @@ def book_contract(**changes: Any) -> dict[str, Any]:
 def cancel_contract(**changes: Any) -> dict[str, Any]:
     envelope = copy.deepcopy(_BASE)
     envelope.update(
-        toolId="travel/cancel@v1",
+        toolId="travel.cancel.v1",
         version="1.0.0",
         inputSchema=copy.deepcopy(CANCEL_SCHEMA),
         permissionClass="reversible-write",

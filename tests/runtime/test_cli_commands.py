@@ -118,7 +118,8 @@ def test_check_args_invalid_renders_for_the_model(
         'The tool "search" was not called: its arguments do not match the tool\'s input '
         "schema (3 issues).",
         '- query: expected a string matching the pattern "^[a-z ]+$"; got string (4 '
-        'characters); value: "DROP" (parameter: Words)',
+        'characters); value: "DROP"',
+        '  parameter: "Words"',
         "- limit: expected integer; got string (1 characters)",
         '- the arguments: expected only the properties "query", "limit"; got an object with '
         "1 property not allowed here",

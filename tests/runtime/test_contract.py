@@ -18,7 +18,7 @@ from schemacore.runtime import (
 )
 from schemacore.runtime.contract import CONTRACT_FIELDS, contract_schema
 
-from .contracts import valid_contract
+from .contracts import seed_example, valid_contract
 
 Edit = Callable[[dict[str, Any]], object]
 
@@ -42,13 +42,152 @@ def test_valid_contract_is_admitted_unchanged() -> None:
     assert isinstance(contract, ToolContract)
     assert contract.envelope is envelope and envelope == before
     assert (contract.tool_id, contract.version, contract.permission_class) == (
-        "payments/refund@v2",
+        "payments.refund.v2",
         "2.3.1",
         "financial-high-impact",
     )
     assert contract.input_schema.schema is envelope["inputSchema"]
     assert contract.output_schema is not None
-    assert contract["rateLimits"] == {"requestsPerMinute": 60, "burst": 10}
+    assert contract["rateLimits"] == {"requests": 60, "perSeconds": 60, "scope": "tenant"}
+
+
+def test_the_published_example_is_admitted_verbatim() -> None:
+    example = seed_example()
+    text = json.dumps(example, sort_keys=True)
+    contract = validate_contract(example)
+    assert json.dumps(example, sort_keys=True) == text  # nothing filled in or changed
+    assert (contract.tool_id, contract.version, contract.data_classification) == (
+        "customer.read.v3",
+        "3.2.0",
+        "confidential",
+    )
+    assert contract.output_schema is not None
+    assert contract["retryPolicy"]["retryableErrors"] == ["timeout", "upstream-unavailable"]
+
+
+def _seed_mutations() -> list[tuple[str, Edit, str, str]]:
+    # Each breaks one rule of the published description; the pointer is where.
+    return [
+        (
+            "a missing field is never filled in",
+            lambda c: c.pop("auditFields"),
+            "contract-field-missing",
+            "/auditFields",
+        ),
+        (
+            "a missing nested field too",
+            lambda c: c["idempotency"].pop("keyLocation"),
+            "contract-field-missing",
+            "/idempotency/keyLocation",
+        ),
+        (
+            "the version is the published one",
+            lambda c: c.update(contractVersion="aruntime.tool-contract.v2"),
+            "contract-version-unsupported",
+            "/contractVersion",
+        ),
+        (
+            "permissionClass is a closed set",
+            lambda c: c.update(permissionClass="write"),
+            "contract-validation-failed",
+            "/permissionClass",
+        ),
+        (
+            "timeoutMs is an integer",
+            lambda c: c.update(timeoutMs="3s"),
+            "contract-validation-failed",
+            "/timeoutMs",
+        ),
+        (
+            "authenticationRef is a reference, never a secret",
+            lambda c: c.update(authenticationRef="sk-live-0123456789abcdef"),
+            "contract-authentication-not-reference",
+            "/authenticationRef",
+        ),
+        (
+            "egress is explicit",
+            lambda c: c["egressPolicy"].update(destinations=["*.internal"]),
+            "contract-egress-not-explicit",
+            "/egressPolicy/destinations/0",
+        ),
+        (
+            "egress is default-deny",
+            lambda c: c["egressPolicy"].update(destinations=[]),
+            "contract-egress-inconsistent",
+            "/egressPolicy/destinations",
+        ),
+        (
+            "an irreversible tool without deduplication is never retried after a timeout",
+            lambda c: (
+                c.update(permissionClass="irreversible", sideEffectClass="irreversible"),
+                c.update(
+                    idempotency={
+                        "supported": False,
+                        "keyLocation": None,
+                        "deduplicationWindowSeconds": None,
+                    }
+                ),
+            ),
+            "contract-retry-unsafe",
+            "/retryPolicy/retryableErrors/0",
+        ),
+        (
+            "a retryable error names a retryable taxonomy entry",
+            lambda c: c["retryPolicy"]["retryableErrors"].append("not-found"),
+            "contract-retry-code-not-retryable",
+            "/retryPolicy/retryableErrors/2",
+        ),
+        (
+            "a read is not a side effect",
+            lambda c: c.update(sideEffectClass="reversible"),
+            "contract-side-effect-inconsistent",
+            "/sideEffectClass",
+        ),
+        (
+            "a backoff outside the closed set",
+            lambda c: c["retryPolicy"].update(backoff="fibonacci"),
+            "contract-validation-failed",
+            "/retryPolicy/backoff",
+        ),
+        (
+            "a concurrency mode outside the closed set",
+            lambda c: c["concurrency"].update(mode="burst"),
+            "contract-validation-failed",
+            "/concurrency/mode",
+        ),
+        (
+            "a rate-limit scope outside the closed set",
+            lambda c: c["rateLimits"].update(scope="region"),
+            "contract-validation-failed",
+            "/rateLimits/scope",
+        ),
+        (
+            "confidential payloads are not logged",
+            lambda c: c["observability"].update(logPayloads=True),
+            "contract-logging-exposes-data",
+            "/observability/logPayloads",
+        ),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("edit", "code", "path"),
+    [case[1:] for case in _seed_mutations()],
+    ids=[case[0] for case in _seed_mutations()],
+)
+def test_mutations_of_the_published_example_are_refused_in_the_published_shape(
+    edit: Edit, code: str, path: str
+) -> None:
+    example = seed_example()
+    edit(example)
+    error = refused(example)
+    assert (error.code, error.path) == (code, path)
+    body = error.to_dict()["error"]
+    # The published error shape, plus the versions this runtime supports.
+    assert {"code", "contractVersion", "path", "message", "retryable"} <= body.keys()
+    assert (body["code"], body["path"], body["retryable"]) == (code, path, False)
+    assert body["supportedVersions"] == [CONTRACT_V1]
+    assert body["message"] and "sk-live" not in body["message"]
 
 
 def test_the_envelope_schema_ships_with_the_package_and_lists_22_fields() -> None:
@@ -57,6 +196,21 @@ def test_the_envelope_schema_ships_with_the_package_and_lists_22_fields() -> Non
     assert schema["required"] == list(CONTRACT_FIELDS)
     assert len(CONTRACT_FIELDS) == 22
     assert schema["additionalProperties"] is False
+
+
+def test_every_nested_object_requires_all_its_fields() -> None:
+    # "Missing fields are errors": no nested field is optional either.
+    def walk(node: Any, where: str) -> None:
+        if isinstance(node, dict):
+            if isinstance(node.get("properties"), dict) and node.get("type") == "object":
+                assert sorted(node.get("required", [])) == sorted(node["properties"]), where
+            for key, value in node.items():
+                walk(value, f"{where}/{key}")
+        elif isinstance(node, list):
+            for index, value in enumerate(node):
+                walk(value, f"{where}/{index}")
+
+    walk(contract_schema().schema, "")
 
 
 def test_error_shape() -> None:
@@ -97,9 +251,21 @@ def test_missing_contract_version_is_a_missing_field() -> None:
     )
 
 
-def test_nested_fields_are_required_too() -> None:
-    error = refused_after(lambda c: c["retryPolicy"].pop("backoffMs"))
-    assert (error.code, error.path) == ("contract-field-missing", "/retryPolicy/backoffMs")
+@pytest.mark.parametrize(
+    ("field", "name"),
+    [
+        ("retryPolicy", "backoff"),
+        ("idempotency", "deduplicationWindowSeconds"),
+        ("concurrency", "mode"),
+        ("compensation", "deadlineSeconds"),
+        ("rateLimits", "scope"),
+        ("observability", "logPayloads"),
+        ("deprecation", "sunsetUtc"),
+    ],
+)
+def test_nested_fields_are_required_too(field: str, name: str) -> None:
+    error = refused_after(lambda c: c[field].pop(name))
+    assert (error.code, error.path) == ("contract-field-missing", f"/{field}/{name}")
 
 
 @pytest.mark.parametrize("version", ["aruntime.tool-contract.v2", "v1", 1, None])
@@ -119,11 +285,12 @@ def test_unknown_contract_version_has_its_own_code(version: Any) -> None:
     ("edit", "path"),
     [
         (lambda c: c.update(toolId="Payments Refund"), "/toolId"),
-        (lambda c: c.update(toolId="payments/refund"), "/toolId"),
+        (lambda c: c.update(toolId="payments/refund@v2"), "/toolId"),
         (lambda c: c.update(version="2.3"), "/version"),
         (lambda c: c.update(description=""), "/description"),
         (lambda c: c.update(inputSchema=True), "/inputSchema"),
         (lambda c: c.update(outputSchema="none"), "/outputSchema"),
+        (lambda c: c.update(outputSchema=True), "/outputSchema"),
         (lambda c: c.update(authenticationRef=42), "/authenticationRef"),
         (lambda c: c.update(permissionClass="write"), "/permissionClass"),
         (lambda c: c.update(sideEffectClass="maybe"), "/sideEffectClass"),
@@ -131,15 +298,53 @@ def test_unknown_contract_version_has_its_own_code(version: Any) -> None:
         (lambda c: c["egressPolicy"].update(allowed="yes"), "/egressPolicy/allowed"),
         (lambda c: c.update(timeoutMs=0), "/timeoutMs"),
         (lambda c: c.update(timeoutMs=1.5), "/timeoutMs"),
+        (lambda c: c.update(timeoutMs=None), "/timeoutMs"),
         (lambda c: c["retryPolicy"].update(maxAttempts=0), "/retryPolicy/maxAttempts"),
-        (lambda c: c["concurrency"].update(maxInFlight=-1), "/concurrency/maxInFlight"),
+        (lambda c: c["retryPolicy"].update(backoff="linear"), "/retryPolicy/backoff"),
+        (
+            lambda c: c["retryPolicy"].update(retryableErrors=["timeout", "timeout"]),
+            "/retryPolicy/retryableErrors",
+        ),
+        (
+            lambda c: c["idempotency"].update(keyLocation="query:key"),
+            "/idempotency/keyLocation",
+        ),
+        (
+            lambda c: c["idempotency"].update(keyLocation="header:Bad Name"),
+            "/idempotency/keyLocation",
+        ),
+        (
+            lambda c: c["idempotency"].update(deduplicationWindowSeconds=0),
+            "/idempotency/deduplicationWindowSeconds",
+        ),
+        (lambda c: c["concurrency"].update(mode="queue"), "/concurrency/mode"),
+        (lambda c: c["concurrency"].update(maxConcurrent=0), "/concurrency/maxConcurrent"),
+        (lambda c: c["concurrency"].update(maxConcurrent=None), "/concurrency/maxConcurrent"),
         (lambda c: c.update(approvalTriggers="always"), "/approvalTriggers"),
-        (lambda c: c["compensation"].update(strategy="undo"), "/compensation/strategy"),
+        (lambda c: c["compensation"].update(supported="yes"), "/compensation/supported"),
+        (lambda c: c["compensation"].update(toolRef="Other Tool"), "/compensation/toolRef"),
         (lambda c: c["errorTaxonomy"][0].update(retryable=1), "/errorTaxonomy/0/retryable"),
-        (lambda c: c["rateLimits"].update(burst=0), "/rateLimits/burst"),
-        (lambda c: c["observability"].update(logArguments="all"), "/observability/logArguments"),
-        (lambda c: c.update(auditFields=["a", "a"]), "/auditFields"),
-        (lambda c: c["deprecation"].update(sunsetAt="soon"), "/deprecation/sunsetAt"),
+        (lambda c: c["errorTaxonomy"][0].update(meaning=7), "/errorTaxonomy/0/meaning"),
+        (lambda c: c["rateLimits"].update(requests=0), "/rateLimits/requests"),
+        (lambda c: c["rateLimits"].update(perSeconds=None), "/rateLimits/perSeconds"),
+        (lambda c: c["rateLimits"].update(scope="user"), "/rateLimits/scope"),
+        (
+            lambda c: c["observability"].update(requiredSpans=["tool.everything"]),
+            "/observability/requiredSpans/0",
+        ),
+        (
+            lambda c: c["observability"].update(requiredMetrics=["tool.cost"]),
+            "/observability/requiredMetrics/0",
+        ),
+        (lambda c: c["observability"].update(logPayloads="no"), "/observability/logPayloads"),
+        (lambda c: c.update(auditFields=["outcome", "outcome"]), "/auditFields"),
+        (lambda c: c.update(auditFields=["paymentId"]), "/auditFields/0"),
+        (lambda c: c["deprecation"].update(status="sunset"), "/deprecation/status"),
+        (lambda c: c["deprecation"].update(sunsetUtc="soon"), "/deprecation/sunsetUtc"),
+        (
+            lambda c: c["deprecation"].update(sunsetUtc="2027-01-01T00:00:00+01:00"),
+            "/deprecation/sunsetUtc",
+        ),
     ],
 )
 def test_types_and_enumerations(edit: Edit, path: str) -> None:
@@ -183,11 +388,14 @@ def test_every_problem_of_the_schema_step_is_kept_in_field_order() -> None:
 
 # -- cross-field rules ---------------------------------------------------------------------
 
+NO_IDEMPOTENCY = {"supported": False, "keyLocation": None, "deduplicationWindowSeconds": None}
+NO_COMPENSATION = {"supported": False, "toolRef": None, "deadlineSeconds": None}
+
 
 def irreversible_without_dedup(c: dict[str, Any]) -> None:
     c.update(permissionClass="irreversible", sideEffectClass="irreversible")
-    c["idempotency"] = {"supported": False, "keyField": None}
-    c["compensation"] = {"strategy": "manual", "toolId": None}
+    c["idempotency"] = dict(NO_IDEMPOTENCY)
+    c["compensation"] = dict(NO_COMPENSATION)
 
 
 @pytest.mark.parametrize(
@@ -206,47 +414,66 @@ def irreversible_without_dedup(c: dict[str, Any]) -> None:
         (
             irreversible_without_dedup,
             "contract-retry-unsafe",
-            "/retryPolicy/retryOnAmbiguousTimeout",
+            "/retryPolicy/retryableErrors/0",
         ),
         (
             lambda c: (
-                c.update(sideEffectClass="irreversible"),
-                c.update(idempotency={"supported": False, "keyField": None}),
+                c.update(sideEffectClass="irreversible", idempotency=dict(NO_IDEMPOTENCY)),
+                c["retryPolicy"].update(retryableErrors=["rate-limited", "timeout"]),
             ),
             "contract-retry-unsafe",
-            "/retryPolicy/retryOnAmbiguousTimeout",
+            "/retryPolicy/retryableErrors/1",
         ),
         (
-            lambda c: c["idempotency"].update(keyField="nope"),
+            lambda c: c["idempotency"].update(keyLocation="argument:nope"),
             "contract-idempotency-inconsistent",
-            "/idempotency/keyField",
+            "/idempotency/keyLocation",
         ),
         (
-            lambda c: c["idempotency"].update(keyField=None),
+            lambda c: c["idempotency"].update(keyLocation=None),
             "contract-idempotency-inconsistent",
-            "/idempotency/keyField",
+            "/idempotency/keyLocation",
+        ),
+        (
+            lambda c: c["idempotency"].update(deduplicationWindowSeconds=None),
+            "contract-idempotency-inconsistent",
+            "/idempotency/deduplicationWindowSeconds",
         ),
         (
             lambda c: c["idempotency"].update(supported=False),
             "contract-idempotency-inconsistent",
-            "/idempotency/keyField",
+            "/idempotency/keyLocation",
+        ),
+        (
+            lambda c: c["idempotency"].update(
+                supported=False, keyLocation=None, deduplicationWindowSeconds=60
+            ),
+            "contract-idempotency-inconsistent",
+            "/idempotency/deduplicationWindowSeconds",
         ),
         (
             lambda c: c["errorTaxonomy"].append(
-                {"code": "rate_limited", "retryable": True, "description": ""}
+                {"code": "rate-limited", "retryable": True, "meaning": ""}
             ),
             "contract-error-code-duplicate",
             "/errorTaxonomy/2/code",
         ),
         (
-            lambda c: c["retryPolicy"]["retryableErrorCodes"].append("insufficient_funds"),
+            lambda c: c["retryPolicy"]["retryableErrors"].append("insufficient-funds"),
             "contract-retry-code-not-retryable",
-            "/retryPolicy/retryableErrorCodes/1",
+            "/retryPolicy/retryableErrors/2",
         ),
         (
-            lambda c: c["retryPolicy"]["retryableErrorCodes"].insert(0, "timeout"),
+            lambda c: c["retryPolicy"]["retryableErrors"].insert(0, "upstream-unavailable"),
             "contract-retry-code-unknown",
-            "/retryPolicy/retryableErrorCodes/0",
+            "/retryPolicy/retryableErrors/0",
+        ),
+        (
+            lambda c: c["errorTaxonomy"].append(
+                {"code": "timeout", "retryable": False, "meaning": "Declared final."}
+            ),
+            "contract-retry-code-not-retryable",
+            "/retryPolicy/retryableErrors/0",
         ),
         (
             lambda c: c["egressPolicy"].update(allowed=False),
@@ -274,74 +501,94 @@ def irreversible_without_dedup(c: dict[str, Any]) -> None:
             "/authenticationRef",
         ),
         (
-            lambda c: c["compensation"].update(toolId=None),
-            "contract-compensation-inconsistent",
-            "/compensation/toolId",
+            lambda c: c.update(concurrency={"mode": "serial", "maxConcurrent": 4}),
+            "contract-concurrency-inconsistent",
+            "/concurrency/maxConcurrent",
         ),
         (
-            lambda c: c.update(compensation={"strategy": "manual", "toolId": None}),
+            lambda c: c["compensation"].update(toolRef=None),
             "contract-compensation-inconsistent",
-            "/compensation/strategy",
+            "/compensation/toolRef",
+        ),
+        (
+            lambda c: c["compensation"].update(deadlineSeconds=None),
+            "contract-compensation-inconsistent",
+            "/compensation/deadlineSeconds",
+        ),
+        (
+            lambda c: c["compensation"].update(supported=False),
+            "contract-compensation-inconsistent",
+            "/compensation/toolRef",
+        ),
+        (
+            lambda c: c["compensation"].update(supported=False, toolRef=None),
+            "contract-compensation-inconsistent",
+            "/compensation/deadlineSeconds",
+        ),
+        (
+            lambda c: c.update(compensation=dict(NO_COMPENSATION)),
+            "contract-compensation-inconsistent",
+            "/compensation/supported",
         ),
         (
             lambda c: c.update(sideEffectClass="irreversible"),
             "contract-compensation-inconsistent",
-            "/compensation/strategy",
+            "/compensation/supported",
         ),
         (
             lambda c: c.update(permissionClass="reversible-write", sideEffectClass="none"),
             "contract-compensation-inconsistent",
-            "/compensation/strategy",
+            "/compensation/supported",
         ),
         (
-            lambda c: c["compensation"].update(toolId="payments/refund@v2"),
+            lambda c: c["compensation"].update(toolRef="payments.refund.v2"),
             "contract-compensation-inconsistent",
-            "/compensation/toolId",
+            "/compensation/toolRef",
         ),
         (
-            lambda c: c["deprecation"].update(sunsetAt="2027-01-01T00:00:00Z"),
+            lambda c: c["deprecation"].update(sunsetUtc="2027-01-01T00:00:00Z"),
             "contract-deprecation-inconsistent",
-            "/deprecation/sunsetAt",
+            "/deprecation/sunsetUtc",
         ),
         (
-            lambda c: c["deprecation"].update(replacementToolId="payments/refund@v3"),
+            lambda c: c["deprecation"].update(replacementRef="payments.refund.v3"),
             "contract-deprecation-inconsistent",
-            "/deprecation/replacementToolId",
+            "/deprecation/replacementRef",
         ),
         (
-            lambda c: c["deprecation"].update(deprecated=True),
+            lambda c: c["deprecation"].update(status="deprecated"),
             "contract-deprecation-inconsistent",
-            "/deprecation/sunsetAt",
+            "/deprecation/sunsetUtc",
+        ),
+        (
+            lambda c: c["deprecation"].update(status="retired"),
+            "contract-deprecation-inconsistent",
+            "/deprecation/sunsetUtc",
         ),
         (
             lambda c: c.update(
                 deprecation={
-                    "deprecated": True,
-                    "sunsetAt": "2027-01-01T00:00:00Z",
-                    "replacementToolId": "payments/refund@v2",
+                    "status": "deprecated",
+                    "sunsetUtc": "2027-01-01T00:00:00Z",
+                    "replacementRef": "payments.refund.v2",
                 }
             ),
             "contract-deprecation-inconsistent",
-            "/deprecation/replacementToolId",
+            "/deprecation/replacementRef",
         ),
         (lambda c: c.update(version="3.0.0"), "contract-version-mismatch", "/version"),
         (
-            lambda c: c.update(permissionClass="code-execution", timeoutMs=None),
-            "contract-code-execution-unbounded",
-            "/timeoutMs",
+            lambda c: c["observability"].update(logPayloads=True),
+            "contract-logging-exposes-data",
+            "/observability/logPayloads",
         ),
         (
             lambda c: (
-                c.update(permissionClass="code-execution"),
-                c["concurrency"].update(maxInFlight=None),
+                c.update(dataClassification="restricted"),
+                c["observability"].update(logPayloads=True),
             ),
-            "contract-code-execution-unbounded",
-            "/concurrency/maxInFlight",
-        ),
-        (
-            lambda c: c["observability"].update(logResults="full"),
             "contract-logging-exposes-data",
-            "/observability/logResults",
+            "/observability/logPayloads",
         ),
     ],
 )
@@ -353,35 +600,51 @@ def test_cross_field_rules(edit: Edit, code: str, path: str) -> None:
 
 def irreversible_not_retried(c: dict[str, Any]) -> None:
     irreversible_without_dedup(c)
-    c["retryPolicy"]["retryOnAmbiguousTimeout"] = False
+    c["retryPolicy"]["retryableErrors"] = ["rate-limited"]
 
 
 def test_variants_that_pass() -> None:
     variants: list[Edit] = [
         # Irreversible without dedup is fine when it is not retried after a timeout.
         irreversible_not_retried,
-        # Irreversible *with* deduplication may retry.
-        lambda c: (
-            c.update(permissionClass="irreversible", sideEffectClass="irreversible"),
-            c.update(compensation={"strategy": "none", "toolId": None}),
+        # Irreversible *with* deduplication may retry after a timeout.
+        lambda c: c.update(
+            permissionClass="irreversible",
+            sideEffectClass="irreversible",
+            compensation=dict(NO_COMPENSATION),
         ),
         lambda c: c.update(egressPolicy={"allowed": False, "destinations": []}),
         lambda c: c.update(authenticationRef=None),
         lambda c: c.update(authenticationRef="spiffe://prod.example.org/ns/payments/sa/refund"),
         lambda c: c.update(outputSchema=None),
+        lambda c: c["idempotency"].update(keyLocation="header:Idempotency-Key"),
+        lambda c: c.update(concurrency={"mode": "serial", "maxConcurrent": 1}),
+        lambda c: c["retryPolicy"].update(backoff="none", retryableErrors=[]),
+        lambda c: c["rateLimits"].update(scope="global"),
+        lambda c: c["rateLimits"].update(scope="actor"),
         lambda c: c.update(
             deprecation={
-                "deprecated": True,
-                "sunsetAt": "2027-01-01T00:00:00Z",
-                "replacementToolId": "payments/refund@v3",
+                "status": "deprecated",
+                "sunsetUtc": "2027-01-01T00:00:00Z",
+                "replacementRef": "payments.refund.v3",
             }
         ),
-        lambda c: c.update(toolId="payments/refund@v0", version="0.9.0-beta.1"),
+        lambda c: c.update(
+            deprecation={
+                "status": "retired",
+                "sunsetUtc": "2026-01-01T00:00:00Z",
+                "replacementRef": None,
+            }
+        ),
+        # No ".vN" suffix: the toolId says nothing about the version.
+        lambda c: c.update(toolId="payments/refund", version="7.0.0-beta.1"),
+        lambda c: c.update(toolId="payments.refund.v0", version="0.9.0"),
         lambda c: c.update(permissionClass="code-execution"),
         lambda c: c.update(
             dataClassification="public",
-            observability={"logArguments": "full", "logResults": "full"},
+            observability={"requiredSpans": [], "requiredMetrics": [], "logPayloads": True},
         ),
+        lambda c: c.update(auditFields=[]),
     ]
     for edit in variants:
         envelope = valid_contract()
@@ -451,7 +714,7 @@ def test_order_object_version_schema_embedded_schemas_rules() -> None:
     assert refused(envelope).code == "contract-version-unsupported"
     envelope["contractVersion"] = CONTRACT_V1
     assert refused(envelope).code == "contract-field-missing"
-    envelope["toolId"] = "payments/refund@v2"
+    envelope["toolId"] = "payments.refund.v2"
     assert refused(envelope).code == "contract-input-schema-rejected"
     envelope["inputSchema"] = valid_contract()["inputSchema"]
     assert refused(envelope).code == "contract-output-schema-rejected"
@@ -472,57 +735,214 @@ def test_cross_field_rules_run_in_the_documented_order() -> None:
 # -- upgrades -----------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(
-    ("edit", "path"),
-    [
-        (lambda c: c["inputSchema"]["properties"].update(note={"type": "string"}), "/inputSchema"),
-        (lambda c: c.update(outputSchema=None), "/outputSchema"),
-        (lambda c: c.update(authenticationRef="secretref://payments/other"), "/authenticationRef"),
-        (
-            lambda c: c.update(
-                permissionClass="reversible-write",
-                sideEffectClass="compensatable",
-            ),
-            "/permissionClass",
-        ),
-        (
-            lambda c: (
-                c.update(sideEffectClass="reversible"),
-                c.update(compensation={"strategy": "manual", "toolId": None}),
-            ),
-            "/sideEffectClass",
-        ),
-    ],
-)
-def test_incompatible_changes_under_the_same_tool_id_are_refused(edit: Edit, path: str) -> None:
-    old = valid_contract()
+def upgrade_refused(edit: Edit, *, version: str = "2.4.0") -> ContractError:
     new = valid_contract()
+    new["version"] = version
     edit(new)
     validate_contract(new)  # each new envelope is valid on its own
     with pytest.raises(ContractError) as info:
+        check_contract_upgrade(valid_contract(), new)
+    assert info.value.retryable is False and "major version" in info.value.message
+    return info.value
+
+
+@pytest.mark.parametrize(
+    ("edit", "code", "path"),
+    [
+        (
+            lambda c: c["inputSchema"]["required"].remove("requestId"),
+            "contract-incompatible-change",
+            "/inputSchema",
+        ),
+        (
+            lambda c: c["inputSchema"]["properties"]["amountCents"].update(minimum=100),
+            "contract-incompatible-change",
+            "/inputSchema",
+        ),
+        (
+            # A new property the caller must now send is not optional.
+            lambda c: (
+                c["inputSchema"]["properties"].update(note={"type": "string"}),
+                c["inputSchema"]["required"].append("note"),
+            ),
+            "contract-incompatible-change",
+            "/inputSchema",
+        ),
+        (lambda c: c.update(outputSchema=None), "contract-incompatible-change", "/outputSchema"),
+        (
+            lambda c: c["outputSchema"].update(required=["refundId"]),
+            "contract-incompatible-change",
+            "/outputSchema",
+        ),
+        (
+            lambda c: c.update(authenticationRef="secretref://payments/other"),
+            "contract-incompatible-change",
+            "/authenticationRef",
+        ),
+        (
+            lambda c: c.update(permissionClass="reversible-write"),
+            "contract-incompatible-change",
+            "/permissionClass",
+        ),
+        (
+            lambda c: c.update(sideEffectClass="reversible", compensation=dict(NO_COMPENSATION)),
+            "contract-incompatible-change",
+            "/sideEffectClass",
+        ),
+        (
+            lambda c: c.update(idempotency=dict(NO_IDEMPOTENCY)),
+            "contract-incompatible-change",
+            "/idempotency/supported",
+        ),
+        (
+            lambda c: c["idempotency"].update(keyLocation="header:Idempotency-Key"),
+            "contract-incompatible-change",
+            "/idempotency/keyLocation",
+        ),
+        (
+            lambda c: c.update(approvalTriggers=[]),
+            "contract-approval-removed",
+            "/approvalTriggers",
+        ),
+        (
+            lambda c: c.update(approvalTriggers=["always"]),
+            "contract-approval-removed",
+            "/approvalTriggers",
+        ),
+        (
+            lambda c: c["egressPolicy"]["destinations"].append("api.other.example.com"),
+            "contract-egress-widened",
+            "/egressPolicy/destinations/1",
+        ),
+        (
+            lambda c: c.update(dataClassification="internal"),
+            "contract-classification-lowered",
+            "/dataClassification",
+        ),
+        (
+            lambda c: c.update(dataClassification="public"),
+            "contract-classification-lowered",
+            "/dataClassification",
+        ),
+    ],
+)
+def test_changes_of_authority_or_risk_within_a_major_version_are_refused(
+    edit: Edit, code: str, path: str
+) -> None:
+    error = upgrade_refused(edit)
+    assert (error.code, error.path) == (code, path)
+
+
+def test_dropping_compensation_is_an_incompatible_change() -> None:
+    # A reversible tool may or may not offer compensation; dropping it is a change.
+    old, new = valid_contract(), valid_contract()
+    old["sideEffectClass"] = new["sideEffectClass"] = "reversible"
+    new["compensation"] = dict(NO_COMPENSATION)
+    with pytest.raises(ContractError) as info:
         check_contract_upgrade(old, new)
-    assert (info.value.code, info.value.path) == ("contract-incompatible-change", path)
+    assert (info.value.code, info.value.path) == (
+        "contract-incompatible-change",
+        "/compensation/supported",
+    )
+    check_contract_upgrade(new, old)  # offering compensation later is compatible
+
+
+def test_egress_switched_on_is_widened_egress() -> None:
+    old = valid_contract()
+    old["egressPolicy"] = {"allowed": False, "destinations": []}
+    new = valid_contract()
+    with pytest.raises(ContractError) as info:
+        check_contract_upgrade(old, new)
+    assert (info.value.code, info.value.path) == (
+        "contract-egress-widened",
+        "/egressPolicy/allowed",
+    )
+
+
+@pytest.mark.parametrize("version", ["2.3.0", "2.3.1-rc.1", "2.2.10", "1.9.9"])
+def test_the_version_never_moves_backwards(version: str) -> None:
+    old, new = valid_contract(), valid_contract()
+    # Without a .vN suffix, so that 1.9.9 is a valid version of the same toolId.
+    old["toolId"] = new["toolId"] = "payments/refund"
+    new["version"] = version
+    with pytest.raises(ContractError) as info:
+        check_contract_upgrade(old, new)
+    assert (info.value.code, info.value.path) == ("contract-version-backwards", "/version")
+    assert info.value.to_dict()["error"]["retryable"] is False
 
 
 def test_compatible_edits_pass() -> None:
     old = validate_contract(valid_contract())
-    new = valid_contract()
-    new["description"] = "Refund a captured payment, fully or partly."
-    new["rateLimits"] = {"requestsPerMinute": 120, "burst": 20}
-    new["version"] = "2.4.0"
-    upgraded = check_contract_upgrade(old, new)
-    assert upgraded.envelope is new
-    # 1 and 1.0 are the same JSON number: not a change.
+    edits: list[Edit] = [
+        lambda c: c.update(description="Refund a captured payment, fully or partly."),
+        lambda c: c.update(rateLimits={"requests": 120, "perSeconds": 60, "scope": "tenant"}),
+        # An optional input property: the old schema refused every other property, so
+        # no argument it accepted can be refused now.
+        lambda c: c["inputSchema"]["properties"].update(note={"type": "string", "maxLength": 9}),
+        # An optional output property: the old output schema allowed any other one.
+        lambda c: c["outputSchema"]["properties"].update(currency={"type": "string"}),
+        lambda c: c["approvalTriggers"].append("always"),
+        lambda c: c["egressPolicy"].update(destinations=["API.payments.example.com"]),
+        lambda c: c.update(dataClassification="restricted"),
+    ]
+    for edit in edits:
+        new = valid_contract()
+        new["version"] = "2.4.0"
+        edit(new)
+        assert check_contract_upgrade(old, new).envelope is new
+    # The same version again, and 1 == 1.0 as JSON numbers: not a change.
     same = valid_contract()
     same["inputSchema"]["properties"]["amountCents"]["minimum"] = 1.0
     check_contract_upgrade(old, same)
 
 
-def test_a_new_tool_id_is_how_an_incompatible_change_ships() -> None:
+def test_an_optional_property_is_compatible_only_where_no_accepted_value_can_break() -> None:
+    # The old input schema allowed other properties: a typed new one may refuse a
+    # value the old schema accepted, so it is not compatible; an open one is.
+    old = valid_contract()
+    del old["inputSchema"]["additionalProperties"]
+    for schema, compatible in (({"type": "string"}, False), ({}, True), (True, True)):
+        new = copy.deepcopy(old)
+        new["inputSchema"]["properties"]["note"] = schema
+        if compatible:
+            check_contract_upgrade(old, new)
+        else:
+            with pytest.raises(ContractError) as info:
+                check_contract_upgrade(old, new)
+            assert (info.value.code, info.value.path) == (
+                "contract-incompatible-change",
+                "/inputSchema",
+            )
+    # patternProperties could already match the new name: not decided, so refused.
+    old = valid_contract()
+    old["inputSchema"]["patternProperties"] = {"^x-": {"type": "integer"}}
+    new = copy.deepcopy(old)
+    new["inputSchema"]["properties"]["x-note"] = {"type": "string"}
+    with pytest.raises(ContractError):
+        check_contract_upgrade(old, new)
+    # A closed output schema gains a property: results the old one refused.
+    old = valid_contract()
+    old["outputSchema"]["additionalProperties"] = False
+    new = copy.deepcopy(old)
+    new["outputSchema"]["properties"]["currency"] = {"type": "string"}
+    with pytest.raises(ContractError) as info:
+        check_contract_upgrade(old, new)
+    assert info.value.path == "/outputSchema"
+
+
+def test_a_new_major_version_may_change_anything() -> None:
+    # With a .vN toolId a new major is a new toolId: a different tool, not compared.
     new = valid_contract()
-    new.update(toolId="payments/refund@v3", version="3.0.0")
+    new.update(toolId="payments.refund.v3", version="3.0.0", approvalTriggers=[])
     new["inputSchema"]["required"] = ["paymentId", "requestId"]
-    assert check_contract_upgrade(valid_contract(), new).tool_id == "payments/refund@v3"
+    assert check_contract_upgrade(valid_contract(), new).tool_id == "payments.refund.v3"
+    # Without the suffix, the same toolId moves to a new major version.
+    old = valid_contract()
+    old["toolId"] = "payments/refund"
+    new = copy.deepcopy(old)
+    new.update(version="3.0.0", approvalTriggers=[], dataClassification="internal")
+    new["egressPolicy"]["destinations"].append("api.other.example.com")
+    assert check_contract_upgrade(old, new).version == "3.0.0"
 
 
 def test_upgrade_validates_both_sides() -> None:

@@ -12,6 +12,7 @@ from schemacore.runtime.gateway import CallRequest, Gateway, GatewayConfigError
 from schemacore.runtime.routing import ModelRoute, allowed_routes, catalog_classification
 from tests.runtime.gateway_support import (
     SEARCH_SCHEMA,
+    Clock,
     Recorder,
     admit,
     book_contract,
@@ -45,7 +46,7 @@ def test_admission_checks_each_contract_and_its_agreement_with_the_tool() -> Non
         [tool], contracts={"search": search_contract(outputSchema=None)}
     )
     contract = bundle.registry["search"].contract
-    assert contract is not None and contract.tool_id == "docs/search@v1"
+    assert contract is not None and contract.tool_id == "docs.search.v1"
 
 
 def test_a_descriptor_can_carry_its_contract() -> None:
@@ -64,7 +65,7 @@ def test_quarantine_omits_a_tool_whose_contract_schema_is_another_draft() -> Non
         {"name": "search", "inputSchema": copy.deepcopy(SEARCH_SCHEMA)},
     ]
     contracts = {
-        "old": search_contract(toolId="docs/old@v1", inputSchema=draft7, outputSchema=None),
+        "old": search_contract(toolId="docs.old.v1", inputSchema=draft7, outputSchema=None),
         "search": search_contract(outputSchema=None),
     }
     bundle = runtime.ToolCatalog().admit_batch(tools, mode="quarantine", contracts=contracts)
@@ -128,6 +129,24 @@ def test_compensation_is_a_new_governed_call_linked_to_the_original() -> None:
     # Bad compensation arguments are refused like any other call.
     bad = gw.compensate(booked.intent_id, {"bookingId": 7}, caller="alice", run="r")
     assert (bad.step, bad.code) == ("arguments", "arguments-invalid")
+
+
+def test_compensation_after_its_deadline_is_refused_before_anything_runs() -> None:
+    recorder, clock = Recorder(), Clock()
+    gw = gateway(
+        admit({"book": book_contract(), "cancel": cancel_contract()}), recorder, clock=clock
+    )
+    booked = gw.call("book", {"flight": "LH1", "requestId": "q1"}, caller="alice", run="r")
+    assert booked.intent_id is not None
+    clock.now += 3601  # the contract's compensation.deadlineSeconds is 3600
+    recorder.events.clear()
+    late = gw.compensate(booked.intent_id, {"bookingId": "b-1"}, caller="alice", run="r")
+    assert (late.status, late.step, late.code) == (
+        "refused",
+        "lookup",
+        "compensation-deadline-passed",
+    )
+    assert recorder.events == ["evidence"] and len(recorder.requests) == 1
 
 
 def test_compensation_is_refused_where_the_contract_does_not_provide_it() -> None:

@@ -90,20 +90,29 @@ def test_hooks_see_a_read_only_snapshot_and_backends_a_private_copy() -> None:
     gw = gateway(admit({"search": search_contract()}), recorder)
     outcome = gw.call("search", arguments, caller="alice", run="r")
     assert outcome.ok and arguments == {"query": "original", "limit": 3}
-    assert outcome.evidence["audit"] == {"query": "original"}
     assert outcome.evidence["arguments"] == {"query": "original", "limit": 3}
 
 
-def test_a_gateway_key_is_not_a_reason_to_repeat_a_side_effect() -> None:
-    # The tool deduplicates on requestId, but this call does not carry one: the
-    # gateway's own key is nothing the tool sees, so no repeat after an ambiguity.
+def test_a_gateway_key_does_not_stand_in_for_the_key_argument() -> None:
+    # The tool deduplicates on its requestId argument; a call without it is refused
+    # before anything runs, whatever key the host passes: the tool would never see it.
     schema = dict(BOOK_SCHEMA, required=["flight"])
     recorder = Recorder()
-    recorder.answers = [RuntimeError("lost"), {"content": []}]
     gw = gateway(admit({"book": book_contract(inputSchema=schema)}), recorder)
     outcome = gw.call("book", {"flight": "LH1"}, caller="alice", run="r", idempotency_key="K")
-    assert (outcome.status, outcome.attempts) == ("ambiguous", 1)
-    assert len(recorder.requests) == 1
+    assert (outcome.status, outcome.step, outcome.code, outcome.path) == (
+        "refused",
+        "arguments",
+        "contract-validation-failed",
+        "/idempotencyKey",
+    )
+    assert recorder.events == ["evidence"] and recorder.requests == []
+    # A host key that disagrees with the argument is refused too.
+    outcome = gw.call(
+        "book", {"flight": "LH1", "requestId": "q1"}, caller="alice", run="r", idempotency_key="K"
+    )
+    assert (outcome.step, outcome.code) == ("arguments", "idempotency-key-mismatch")
+    assert recorder.requests == []
 
 
 def test_an_open_intent_holds_its_key_past_the_window() -> None:
@@ -116,8 +125,12 @@ def test_an_open_intent_holds_its_key_past_the_window() -> None:
         return {"content": []}
 
     recorder.answers = [slow]
-    idempotency = {"supported": True, "keyField": "requestId", "deduplicationWindowSeconds": 1}
-    contract = book_contract(idempotency=idempotency, timeoutMs=None)
+    idempotency = {
+        "supported": True,
+        "keyLocation": "argument:requestId",
+        "deduplicationWindowSeconds": 1,
+    }
+    contract = book_contract(idempotency=idempotency, timeoutMs=60_000)
     gw = gateway(admit({"book": contract}), recorder, clock=clock)
     arguments = {"flight": "LH1", "requestId": "q1"}
     worker = threading.Thread(

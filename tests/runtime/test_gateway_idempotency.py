@@ -40,7 +40,7 @@ def test_a_repeated_key_returns_the_recorded_outcome_without_dispatching() -> No
     assert second.evidence["replayed"] is True and "result" not in second.evidence
 
 
-def test_the_contracts_key_field_is_the_key_when_none_is_given() -> None:
+def test_the_key_argument_is_the_key() -> None:
     recorder = Recorder()
     gw = gateway(admit({"book": book_contract()}), recorder)
     arguments = {"flight": "LH1", "requestId": "q-77"}
@@ -65,30 +65,89 @@ def test_a_key_reused_with_other_arguments_is_a_conflict() -> None:
 
 
 def test_the_window_comes_from_the_contract_or_the_gateway() -> None:
-    for changes, options, window in (
+    idempotency = {
+        "supported": True,
+        "keyLocation": "argument:requestId",
+        "deduplicationWindowSeconds": 60,
+    }
+    cases: list[tuple[str, dict[str, Any], dict[str, Any], dict[str, Any], dict[str, Any], int]] = [
+        # A tool that supports idempotency: its own window.
         (
-            {
-                "idempotency": {
-                    "supported": True,
-                    "keyField": "requestId",
-                    "deduplicationWindowSeconds": 60,
-                }
-            },
+            "book",
+            book_contract(idempotency=idempotency),
+            {},
+            {"flight": "LH1", "requestId": "q1"},
             {},
             60,
         ),
-        ({}, {"dedup_window_seconds": 300}, 300),
-    ):
+        # A tool that does not: the host's key, the gateway's window.
+        (
+            "search",
+            search_contract(),
+            {"dedup_window_seconds": 300},
+            {"query": "x"},
+            {"idempotency_key": "k"},
+            300,
+        ),
+    ]
+    for name, contract, options, arguments, key, window in cases:
         recorder, clock = Recorder(), Clock()
-        gw = gateway(admit({"book": book_contract(**changes)}), recorder, clock=clock, **options)
-        arguments = {"flight": "LH1", "requestId": "q1"}
-        gw.call("book", arguments, caller="alice", run="r")
+        gw = gateway(admit({name: contract}), recorder, clock=clock, **options)
+        gw.call(name, arguments, caller="alice", run="r", **key)
         clock.now += window - 1
-        assert gw.call("book", arguments, caller="alice", run="r").replayed
+        assert gw.call(name, arguments, caller="alice", run="r", **key).replayed
         clock.now += 2
-        again = gw.call("book", arguments, caller="alice", run="r")
+        again = gw.call(name, arguments, caller="alice", run="r", **key)
         assert again.ok and not again.replayed
         assert len(recorder.requests) == 2
+
+
+def _header_contract() -> dict[str, Any]:
+    return search_contract(
+        idempotency={
+            "supported": True,
+            "keyLocation": "header:Idempotency-Key",
+            "deduplicationWindowSeconds": 600,
+        }
+    )
+
+
+def test_a_tool_that_supports_idempotency_is_not_called_without_a_key() -> None:
+    recorder = Recorder()
+    gw = gateway(admit({"search": _header_contract()}), recorder)
+    outcome = gw.call("search", {"query": "x"}, caller="alice", run="r")
+    assert (outcome.status, outcome.step, outcome.code, outcome.path) == (
+        "refused",
+        "arguments",
+        "contract-validation-failed",
+        "/idempotencyKey",
+    )
+    # The published description's own words, and nothing after the refusal.
+    assert outcome.message == "A stable idempotency key is required."
+    meta = outcome.result["_meta"]["schemacore/gateway"]
+    assert (meta["path"], meta["retryable"], meta["dispatched"]) == (
+        "/idempotencyKey",
+        False,
+        False,
+    )
+    assert "idempotency key is required" in outcome.result["content"][0]["text"]
+    assert recorder.events == ["evidence"]
+    assert outcome.evidence["code"] == "contract-validation-failed"
+
+
+def test_a_header_key_travels_to_the_backend_in_its_header() -> None:
+    recorder = Recorder()
+    gw = gateway(admit({"search": _header_contract()}), recorder)
+    outcome = gw.call("search", {"query": "x"}, caller="alice", run="r", idempotency_key="k-9")
+    assert outcome.ok
+    (request,) = recorder.requests
+    assert request.headers == {"Idempotency-Key": "k-9"}
+    assert request.idempotency_key == "k-9"
+    assert "k-9" not in str(outcome.evidence)  # the key only as its digest
+    assert gw.call(
+        "search", {"query": "x"}, caller="alice", run="r", idempotency_key="k-9"
+    ).replayed
+    assert len(recorder.requests) == 1
 
 
 def test_keys_are_scoped_to_the_caller() -> None:
@@ -142,7 +201,7 @@ def test_a_key_in_flight_is_reported_in_progress() -> None:
         return {"content": [], "structuredContent": {"hits": []}}
 
     recorder.answers = [slow]
-    gw = gateway(admit({"search": search_contract(timeoutMs=None)}), recorder)
+    gw = gateway(admit({"search": search_contract(timeoutMs=60_000)}), recorder)
     results: list[Any] = []
     worker = threading.Thread(
         target=lambda: results.append(

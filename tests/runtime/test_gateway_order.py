@@ -26,8 +26,8 @@ FULL_PATH = [
     "approval",
     "budget",
     "intent",
-    "credentials",
     "egress",
+    "credentials",
     "intent-dispatched",
     "dispatch",
     "intent-closed",
@@ -54,7 +54,7 @@ def test_a_call_goes_through_every_step_in_the_contract_order() -> None:
     assert isinstance(request.credential, Secret)
     assert request.credential.reveal() == "sk-live-SENTINEL-CREDENTIAL"
     assert request.intent_id == outcome.intent_id and request.attempt == 1
-    assert STEPS.index("credentials") > STEPS.index("intent")
+    assert STEPS.index("intent") < STEPS.index("egress") < STEPS.index("credentials")
 
 
 class _BrokenJournal(RecordingJournal):
@@ -76,15 +76,16 @@ class _BrokenJournal(RecordingJournal):
         ("no budget", "budget", "budget-exhausted", [*FULL_PATH[:3], "evidence"]),
         ("journal down", "intent", "journal-unavailable", [*FULL_PATH[:4], "evidence"]),
         (
-            "no credential",
-            "credentials",
-            "credential-unavailable",
-            [*FULL_PATH[:5], "intent-closed", "evidence"],
-        ),
-        (
+            # The credential is never fetched for a call egress refuses.
             "egress denied",
             "egress",
             "egress-denied",
+            [*FULL_PATH[:5], "intent-closed", "evidence"],
+        ),
+        (
+            "no credential",
+            "credentials",
+            "credential-unavailable",
             [*FULL_PATH[:6], "intent-closed", "evidence"],
         ),
         ("declined", "dispatch", "declined", FULL_PATH),
@@ -298,17 +299,28 @@ def test_the_default_authoriser_reads_the_bundles_grants() -> None:
 
 def test_a_tool_past_its_sunset_is_refused_at_lookup() -> None:
     deprecation = {
-        "deprecated": True,
-        "sunsetAt": "2027-01-01T00:00:00Z",
-        "replacementToolId": None,
+        "status": "deprecated",
+        "sunsetUtc": "2027-01-01T00:00:00Z",
+        "replacementRef": None,
     }
     bundle = admit({"search": search_contract(deprecation=deprecation)})
     recorder = Recorder()
     before = gateway(bundle, recorder, clock=Clock(1_790_000_000.0))  # 2026-09
     assert before.call("search", {"query": "x"}, caller="alice", run="run-1").ok
     after = gateway(bundle, recorder, clock=Clock(1_800_000_000.0))  # 2027-01-15
+    recorder.events.clear()
     outcome = after.call("search", {"query": "x"}, caller="alice", run="run-1")
     assert (outcome.step, outcome.code) == ("lookup", "tool-sunset")
+    assert recorder.events == ["evidence"]
+
+
+def test_a_retired_tool_is_refused_at_lookup_whatever_its_date() -> None:
+    deprecation = {"status": "retired", "sunsetUtc": "2099-01-01T00:00:00Z", "replacementRef": None}
+    recorder = Recorder()
+    gw = gateway(admit({"search": search_contract(deprecation=deprecation)}), recorder)
+    outcome = gw.call("search", {"query": "x"}, caller="alice", run="run-1")
+    assert (outcome.step, outcome.code, outcome.dispatched) == ("lookup", "tool-retired", False)
+    assert recorder.events == ["evidence"]
 
 
 def test_host_mistakes_raise_and_model_input_never_does() -> None:
@@ -318,6 +330,9 @@ def test_host_mistakes_raise_and_model_input_never_does() -> None:
         gw.call("search", {"query": "x"}, caller="", run="run-1")
     with pytest.raises(ValueError):
         gw.call("search", {"query": "x"}, caller="alice", run="run-1", idempotency_key="k" * 300)
+    for bad in ({"tenant": ""}, {"tenant": 7}, {"request_id": "r" * 300}):
+        with pytest.raises(ValueError):
+            gw.call("search", {"query": "x"}, caller="alice", run="run-1", **bad)
     for arguments in (None, [1], {"query": float("nan")}, {1: "x"}, b"\xff", "[" * 100_000):
         outcome = gw.call("search", arguments, caller="alice", run="run-1")
         assert outcome.step == "arguments" and outcome.result["isError"] is True

@@ -39,7 +39,7 @@ if where == "dispatch":
 else:
     credentials = hang
 gw = gateway(
-    admit({"send_payment": pay_contract(timeoutMs=None)}),
+    admit({"send_payment": pay_contract(timeoutMs=600_000)}),
     recorder,
     journal=SQLiteJournal(journal_path),
     credentials=credentials,

@@ -56,8 +56,10 @@ def test_the_credential_reaches_the_backend_only(tmp_path: Path) -> None:
         pickle.dumps(Secret(SECRET))
 
 
-@pytest.mark.parametrize("level", ["none", "redacted", "full"])
-def test_payloads_follow_the_contracts_observability(level: str, tmp_path: Path) -> None:
+@pytest.mark.parametrize("log_payloads", [False, True])
+def test_payloads_are_logged_only_when_log_payloads_is_true(
+    log_payloads: bool, tmp_path: Path
+) -> None:
     recorder = Recorder()
     recorder.answers = [
         {
@@ -65,46 +67,75 @@ def test_payloads_follow_the_contracts_observability(level: str, tmp_path: Path)
             "structuredContent": {"hits": ["RESULTSENTINEL"], "extraKey": 1},
         }
     ]
-    contract = search_contract(
-        observability={"logArguments": level, "logResults": level}, auditFields=[]
-    )
+    observability = {"requiredSpans": [], "requiredMetrics": [], "logPayloads": log_payloads}
+    contract = search_contract(observability=observability, auditFields=[])
     journal = str(tmp_path / "j.sqlite")
     gw = gateway(admit({"search": contract}), recorder, journal=SQLiteJournal(journal))
     outcome = gw.call("search", {"query": ARG_SENTINEL, "limit": 3}, caller="alice", run="r")
     assert outcome.ok
     evidence = dict(outcome.evidence)
     text = json.dumps(evidence)
-    assert (ARG_SENTINEL in text) is (level == "full")
-    assert ("RESULTSENTINEL" in text) is (level == "full")
-    if level == "none":
-        assert "arguments" not in evidence and "result" not in evidence
-    if level == "redacted":
+    assert (ARG_SENTINEL in text) is log_payloads
+    assert ("RESULTSENTINEL" in text) is log_payloads
+    if not log_payloads:
+        # The shape only: declared names, other names as "*", JSON types.
         assert evidence["arguments"] == {"query": "string", "limit": "integer"}
         assert evidence["result"] == {
             "isError": False,
             "content": ["text"],
             "structuredContent": {"hits": "array", "*": "integer"},
         }
-    # The journal never holds the arguments, whatever the level.
+    # The journal never holds the arguments, whatever the contract says.
     assert ARG_SENTINEL not in _dump_journal(journal)
 
 
-def test_audit_fields_are_recorded_minimised_and_only_after_validation() -> None:
+def test_evidence_carries_the_audit_fields_the_contract_names_from_the_calls_context() -> None:
     recorder = Recorder()
     recorder.destinations = {"send_payment": ["api.payments.example.com"]}
-    contract = pay_contract(auditFields=["recipient", "amountCents", "memo"])
-    gw = gateway(admit({"send_payment": contract}), recorder)
+    names = [
+        "requestId", "actorRef", "tenantRef", "runRef", "toolId", "toolVersion", "outcome",
+        "step", "code", "intentId", "argumentsDigest", "approvedBy", "timestamp",
+    ]  # fmt: skip
+    gw = gateway(admit({"send_payment": pay_contract(auditFields=names)}), recorder)
     outcome = gw.call(
-        "send_payment", {"recipient": "r" * 300, "amountCents": 5}, caller="alice", run="r"
+        "send_payment",
+        {"recipient": ARG_SENTINEL, "amountCents": 5},
+        caller="alice",
+        run="r",
+        tenant="acme",
+        request_id="req-1",
     )
     assert outcome.ok
-    assert outcome.evidence["audit"] == {"recipient": "r" * 256, "amountCents": 5}
+    audit = outcome.evidence["audit"]
+    assert list(audit) == names  # the contract's order
+    assert audit == {
+        "requestId": "req-1",
+        "actorRef": "alice",
+        "tenantRef": "acme",
+        "runRef": "r",
+        "toolId": "payments.send.v1",
+        "toolVersion": "1.2.0",
+        "outcome": "succeeded",
+        "step": None,
+        "code": None,
+        "intentId": outcome.intent_id,
+        "argumentsDigest": outcome.evidence["argumentsDigest"],
+        "approvedBy": "reviewer-7",
+        "timestamp": outcome.evidence["time"],
+    }
+    # A refusal has its audit record too, and still no argument value in it.
     refused = gw.call(
         "send_payment", {"recipient": ARG_SENTINEL, "amountCents": -1}, caller="alice", run="r"
     )
     assert refused.step == "arguments"
-    assert "audit" not in refused.evidence
+    assert refused.evidence["audit"]["outcome"] == "refused"
+    assert refused.evidence["audit"]["code"] == "arguments-invalid"
+    assert refused.evidence["audit"]["tenantRef"] is None
+    assert refused.evidence["audit"]["requestId"]  # a fresh id when the host gives none
     assert ARG_SENTINEL not in json.dumps(dict(refused.evidence))
+    # Only the named fields: a contract that names none gets an empty record.
+    other = gateway(admit({"search": search_contract(auditFields=[])}), Recorder())
+    assert other.call("search", {"query": "x"}, caller="alice", run="r").evidence["audit"] == {}
 
 
 def test_a_failing_evidence_sink_does_not_change_the_outcome() -> None:

@@ -31,7 +31,7 @@ from typing import Any, Final, Literal
 from .bounds import BoundaryLimits
 from .errors import EXECUTION_FAILURE, VALIDATION, BoundaryError, reduce_by_state
 from .issues import check_arguments
-from .jsonvalues import json_equal, pointer
+from .jsonvalues import json_equal
 from .toolschema import ToolSchema, validate_schema
 
 __all__ = [
@@ -40,6 +40,7 @@ __all__ = [
     "CROSS_FIELD_RULES",
     "INCOMPATIBLE_FIELDS",
     "SUPPORTED_CONTRACT_VERSIONS",
+    "TIMEOUT_CODE",
     "ContractError",
     "ToolContract",
     "check_contract_upgrade",
@@ -82,7 +83,8 @@ INCOMPATIBLE_FIELDS: Final = (
     "permissionClass",
     "sideEffectClass",
 )
-"""Fields that may not change under one ``toolId``: such a change needs a new one."""
+"""Fields whose incompatible change under one ``toolId`` needs a new major version
+(see :func:`check_contract_upgrade`; an added optional input property is compatible)."""
 
 # The envelope embeds two schemas, so it may nest as deeply as a schema does.
 _ENVELOPE_LIMITS = BoundaryLimits(
@@ -92,7 +94,11 @@ _ENVELOPE_LIMITS = BoundaryLimits(
 _SECRET_REF = re.compile(r"secretref://[A-Za-z0-9][A-Za-z0-9._-]*(?:/[A-Za-z0-9][A-Za-z0-9._-]*)*")
 _WORKLOAD_IDENTITY = re.compile(r"spiffe://[a-z0-9](?:[a-z0-9.-]*[a-z0-9])?(?:/[A-Za-z0-9._~-]+)+")
 _SAFE_VERSION = re.compile(r"[A-Za-z0-9._-]{1,64}")
-_TOOL_ID_MAJOR = re.compile(r"@v(0|[1-9][0-9]*)\Z")
+# A toolId that ends in ".vN" (or "-vN", "_vN", "/vN") names its major version.
+_TOOL_ID_MAJOR = re.compile(r"[._/-]v(0|[1-9][0-9]*)\Z")
+
+TIMEOUT_CODE: Final = "timeout"
+"""The retryable error of an attempt that ended without an answer (see docs/gateway.md)."""
 
 
 class ContractError(Exception):
@@ -286,38 +292,56 @@ def _rule_side_effects(c: Mapping[str, Any]) -> tuple[str, str, str] | None:
 
 
 def _rule_retry_after_timeout(c: Mapping[str, Any]) -> tuple[str, str, str] | None:
-    if (
-        _is_irreversible(c)
-        and not c["idempotency"]["supported"]
-        and c["retryPolicy"]["retryOnAmbiguousTimeout"]
-    ):
+    if not _is_irreversible(c) or c["idempotency"]["supported"]:
+        return None
+    retryable = c["retryPolicy"]["retryableErrors"]
+    if TIMEOUT_CODE in retryable:
         return (
             "contract-retry-unsafe",
-            "/retryPolicy/retryOnAmbiguousTimeout",
+            f"/retryPolicy/retryableErrors/{retryable.index(TIMEOUT_CODE)}",
             "an irreversible tool without deduplication (idempotency.supported false) "
-            "must not be retried automatically after an ambiguous timeout",
+            'must not be retried automatically after an ambiguous "timeout"',
         )
     return None
 
 
 def _rule_idempotency(c: Mapping[str, Any]) -> tuple[str, str, str] | None:
     idempotency = c["idempotency"]
-    key = idempotency["keyField"]
+    location, window = idempotency["keyLocation"], idempotency["deduplicationWindowSeconds"]
     if not idempotency["supported"]:
-        if key is not None:
+        if location is not None:
             return (
                 "contract-idempotency-inconsistent",
-                "/idempotency/keyField",
-                "keyField must be null when idempotency is not supported",
+                "/idempotency/keyLocation",
+                "keyLocation must be null when idempotency is not supported",
+            )
+        if window is not None:
+            return (
+                "contract-idempotency-inconsistent",
+                "/idempotency/deduplicationWindowSeconds",
+                "deduplicationWindowSeconds must be null when idempotency is not supported",
             )
         return None
-    properties = c["inputSchema"].get("properties")
-    if key is None or not isinstance(properties, dict) or key not in properties:
+    if location is None:
         return (
             "contract-idempotency-inconsistent",
-            "/idempotency/keyField",
-            "a tool that supports idempotency must name, in keyField, a top-level "
-            "property of its inputSchema that carries the deduplication key",
+            "/idempotency/keyLocation",
+            "a tool that supports idempotency must say where its key travels "
+            '("header:<Name>" or "argument:<name>")',
+        )
+    if window is None:
+        return (
+            "contract-idempotency-inconsistent",
+            "/idempotency/deduplicationWindowSeconds",
+            "a tool that supports idempotency must give its deduplicationWindowSeconds",
+        )
+    kind, _, name = location.partition(":")
+    properties = c["inputSchema"].get("properties")
+    if kind == "argument" and (not isinstance(properties, dict) or name not in properties):
+        return (
+            "contract-idempotency-inconsistent",
+            "/idempotency/keyLocation",
+            'an "argument:<name>" key location must name a top-level property of inputSchema',
         )
     return None
 
@@ -337,19 +361,21 @@ def _rule_taxonomy_unique(c: Mapping[str, Any]) -> tuple[str, str, str] | None:
 
 def _rule_retryable_codes(c: Mapping[str, Any]) -> tuple[str, str, str] | None:
     retryable = {entry["code"]: entry["retryable"] for entry in c["errorTaxonomy"]}
-    for index, code in enumerate(c["retryPolicy"]["retryableErrorCodes"]):
-        where = f"/retryPolicy/retryableErrorCodes/{index}"
+    for index, code in enumerate(c["retryPolicy"]["retryableErrors"]):
+        where = f"/retryPolicy/retryableErrors/{index}"
         if code not in retryable:
+            if code == TIMEOUT_CODE:
+                continue  # the gateway's own code for an attempt without an answer
             return (
                 "contract-retry-code-unknown",
                 where,
-                "a retryable error code must be defined in errorTaxonomy",
+                'a retryable error must be defined in errorTaxonomy (or be "timeout")',
             )
         if not retryable[code]:
             return (
                 "contract-retry-code-not-retryable",
                 where,
-                "a retryable error code names a taxonomy code marked non-retryable",
+                "a retryable error names a taxonomy code marked non-retryable",
             )
     return None
 
@@ -393,31 +419,55 @@ def _rule_authentication(c: Mapping[str, Any]) -> tuple[str, str, str] | None:
     )
 
 
+def _rule_concurrency(c: Mapping[str, Any]) -> tuple[str, str, str] | None:
+    concurrency = c["concurrency"]
+    if concurrency["mode"] == "serial" and concurrency["maxConcurrent"] != 1:
+        return (
+            "contract-concurrency-inconsistent",
+            "/concurrency/maxConcurrent",
+            'a "serial" tool runs one call at a time: maxConcurrent must be 1',
+        )
+    return None
+
+
 def _rule_compensation(c: Mapping[str, Any]) -> tuple[str, str, str] | None:
     compensation = c["compensation"]
-    strategy, tool = compensation["strategy"], compensation["toolId"]
+    supported, tool = compensation["supported"], compensation["toolRef"]
+    deadline = compensation["deadlineSeconds"]
     effect = c["sideEffectClass"]
     problem = None
-    if (strategy == "compensating-tool") != (tool is not None):
+    if supported and tool is None:
+        problem = ("/compensation/toolRef", "supported compensation names its toolRef")
+    elif supported and deadline is None:
         problem = (
-            "/compensation/toolId",
-            'toolId is set exactly when strategy is "compensating-tool"',
+            "/compensation/deadlineSeconds",
+            "supported compensation gives its deadlineSeconds",
         )
-    elif effect == "compensatable" and strategy != "compensating-tool":
+    elif not supported and tool is not None:
         problem = (
-            "/compensation/strategy",
-            'a "compensatable" tool must name its compensating tool (strategy "compensating-tool")',
+            "/compensation/toolRef",
+            "toolRef must be null when compensation is not supported",
         )
-    elif effect == "none" and strategy != "none":
-        problem = ("/compensation/strategy", 'a tool without side effects has strategy "none"')
-    elif effect == "irreversible" and strategy == "compensating-tool":
+    elif not supported and deadline is not None:
         problem = (
-            "/compensation/strategy",
+            "/compensation/deadlineSeconds",
+            "deadlineSeconds must be null when compensation is not supported",
+        )
+    elif effect == "compensatable" and not supported:
+        problem = (
+            "/compensation/supported",
+            'a "compensatable" tool must name its compensating tool',
+        )
+    elif effect == "none" and supported:
+        problem = ("/compensation/supported", "a tool without side effects has no compensation")
+    elif effect == "irreversible" and supported:
+        problem = (
+            "/compensation/supported",
             "an irreversible effect cannot be undone by a tool; declare the tool "
-            '"compensatable" or use strategy "manual"',
+            '"compensatable" or leave compensation unsupported',
         )
     elif tool is not None and tool == c["toolId"]:
-        problem = ("/compensation/toolId", "a tool cannot compensate itself")
+        problem = ("/compensation/toolRef", "a tool cannot compensate itself")
     if problem is None:
         return None
     return ("contract-compensation-inconsistent", *problem)
@@ -425,20 +475,21 @@ def _rule_compensation(c: Mapping[str, Any]) -> tuple[str, str, str] | None:
 
 def _rule_deprecation(c: Mapping[str, Any]) -> tuple[str, str, str] | None:
     deprecation = c["deprecation"]
-    sunset, replacement = deprecation["sunsetAt"], deprecation["replacementToolId"]
+    status = deprecation["status"]
+    sunset, replacement = deprecation["sunsetUtc"], deprecation["replacementRef"]
     problem = None
-    if not deprecation["deprecated"]:
+    if status == "active":
         if sunset is not None:
-            problem = ("/deprecation/sunsetAt", "a tool that is not deprecated has no sunsetAt")
+            problem = ("/deprecation/sunsetUtc", "an active tool has no sunsetUtc")
         elif replacement is not None:
-            problem = (
-                "/deprecation/replacementToolId",
-                "a tool that is not deprecated has no replacementToolId",
-            )
+            problem = ("/deprecation/replacementRef", "an active tool has no replacementRef")
     elif sunset is None:
-        problem = ("/deprecation/sunsetAt", "a deprecated tool must announce its sunsetAt")
+        problem = (
+            "/deprecation/sunsetUtc",
+            "a deprecated or retired tool must announce its sunsetUtc",
+        )
     elif replacement is not None and replacement == c["toolId"]:
-        problem = ("/deprecation/replacementToolId", "a tool cannot replace itself")
+        problem = ("/deprecation/replacementRef", "a tool cannot replace itself")
     if problem is None:
         return None
     return ("contract-deprecation-inconsistent", *problem)
@@ -446,44 +497,25 @@ def _rule_deprecation(c: Mapping[str, Any]) -> tuple[str, str, str] | None:
 
 def _rule_version_suffix(c: Mapping[str, Any]) -> tuple[str, str, str] | None:
     suffix = _TOOL_ID_MAJOR.search(c["toolId"])
-    major = c["version"].split(".", 1)[0]
-    if suffix is None or suffix.group(1) != major:
+    if suffix is not None and suffix.group(1) != c["version"].split(".", 1)[0]:
         return (
             "contract-version-mismatch",
             "/version",
-            "the major number of version must equal the toolId's @v suffix",
-        )
-    return None
-
-
-def _rule_code_execution(c: Mapping[str, Any]) -> tuple[str, str, str] | None:
-    if c["permissionClass"] != "code-execution":
-        return None
-    if c["timeoutMs"] is None:
-        return (
-            "contract-code-execution-unbounded",
-            "/timeoutMs",
-            "a code-execution tool needs a finite timeoutMs",
-        )
-    if c["concurrency"]["maxInFlight"] is None:
-        return (
-            "contract-code-execution-unbounded",
-            "/concurrency/maxInFlight",
-            "a code-execution tool needs bounded concurrency (maxInFlight)",
+            "a toolId ending in .vN names the major version: version must be N.x.y",
         )
     return None
 
 
 def _rule_logging(c: Mapping[str, Any]) -> tuple[str, str, str] | None:
-    if c["dataClassification"] not in ("confidential", "restricted"):
-        return None
-    for name in ("logArguments", "logResults"):
-        if c["observability"][name] == "full":
-            return (
-                "contract-logging-exposes-data",
-                f"/observability/{name}",
-                "confidential or restricted data must not be logged in full",
-            )
+    if (
+        c["dataClassification"] in ("confidential", "restricted")
+        and c["observability"]["logPayloads"]
+    ):
+        return (
+            "contract-logging-exposes-data",
+            "/observability/logPayloads",
+            "payloads of confidential or restricted data must not be logged",
+        )
     return None
 
 
@@ -495,10 +527,10 @@ CROSS_FIELD_RULES: Final[tuple[_Rule, ...]] = (
     _rule_retryable_codes,
     _rule_egress,
     _rule_authentication,
+    _rule_concurrency,
     _rule_compensation,
     _rule_deprecation,
     _rule_version_suffix,
-    _rule_code_execution,
     _rule_logging,
 )
 """The cross-field rules in the order they are checked (see docs/runtime.md)."""
@@ -572,28 +604,175 @@ def validate_contract(envelope: Any, **schema_options: Any) -> ToolContract:
     )
 
 
+_CLASSIFICATION_RANK: Final = {"public": 0, "internal": 1, "confidential": 2, "restricted": 3}
+
+
+def _precedence(version: str) -> tuple[tuple[int, int, int], tuple[tuple[int, int, str], ...]]:
+    """A sort key of semantic-version precedence (build metadata ignored; a
+    pre-release sorts before its release, numeric identifiers before others)."""
+    main = version.partition("+")[0]
+    core, _, pre = main.partition("-")  # the core has no "-" (the schema's pattern)
+    major, minor, patch = (int(part) for part in core.split("."))
+    # A release (no pre-release) sorts after every pre-release of the same core.
+    identifiers: tuple[tuple[int, int, str], ...] = ((2, 0, ""),)
+    if pre:
+        identifiers = tuple(
+            (0, int(part), "") if part.isdigit() else (1, 0, part) for part in pre.split(".")
+        )
+    return (major, minor, patch), identifiers
+
+
+def _adds_optional_properties(old: Any, new: Any, *, widening: bool) -> bool:
+    """``new`` is ``old`` with optional top-level properties added, in a way that
+    keeps compatibility: for an input schema (``widening``) every argument the old
+    schema accepted is still accepted, which holds when the old schema refused any
+    other property (``additionalProperties: false``) or the added property accepts
+    anything; for an output schema every result the new one accepts the old one
+    accepted, which holds when the old one allowed any other property. Anything
+    less certain (``patternProperties``, changed keywords) is not compatible."""
+    if not (isinstance(old, dict) and isinstance(new, dict)):
+        return False
+    if set(old) - {"properties"} != set(new) - {"properties"}:
+        return False
+    if any(not json_equal(old[key], new[key]) for key in old if key != "properties"):
+        return False
+    before, after = old.get("properties", {}), new.get("properties", {})
+    if not (isinstance(before, dict) and isinstance(after, dict)):
+        return False
+    if any(name not in after or not json_equal(before[name], after[name]) for name in before):
+        return False
+    added = [name for name in after if name not in before]
+    required = new.get("required", [])
+    if "patternProperties" in old or any(name in required for name in added):
+        return False
+    other = old.get("additionalProperties", True)
+    for name in added:
+        accepts_anything = after[name] is True or after[name] == {}
+        if widening and not (other is False or accepts_anything):
+            return False
+        if not widening and not (other is True or other == {}):
+            return False
+    return True
+
+
+def _upgrade_problem(before: ToolContract, after: ToolContract) -> tuple[str, str, str] | None:
+    old, new = before.envelope, after.envelope
+    if not json_equal(old["inputSchema"], new["inputSchema"]) and not (
+        _adds_optional_properties(old["inputSchema"], new["inputSchema"], widening=True)
+    ):
+        return (
+            "contract-incompatible-change",
+            "/inputSchema",
+            "inputSchema changed in a way that may refuse arguments the old one accepted",
+        )
+    if not json_equal(old["outputSchema"], new["outputSchema"]) and not (
+        _adds_optional_properties(old["outputSchema"], new["outputSchema"], widening=False)
+    ):
+        return (
+            "contract-incompatible-change",
+            "/outputSchema",
+            "outputSchema changed in a way that may produce results the old one refused",
+        )
+    for name in ("authenticationRef", "permissionClass", "sideEffectClass"):
+        if not json_equal(old[name], new[name]):
+            return (
+                "contract-incompatible-change",
+                f"/{name}",
+                f"{name} changed: an authorisation or side-effect change",
+            )
+    # Where the key travels is part of the call's input; dropping deduplication or
+    # compensation changes what a repeated or undone call does (side-effect semantics).
+    before_key, after_key = old["idempotency"], new["idempotency"]
+    if before_key["supported"] and not after_key["supported"]:
+        return (
+            "contract-incompatible-change",
+            "/idempotency/supported",
+            "idempotency support was dropped: repeated calls would no longer be deduplicated",
+        )
+    if before_key["supported"] and before_key["keyLocation"] != after_key["keyLocation"]:
+        return (
+            "contract-incompatible-change",
+            "/idempotency/keyLocation",
+            "the idempotency key moved: callers would send it where it is no longer read",
+        )
+    if old["compensation"]["supported"] and not new["compensation"]["supported"]:
+        return (
+            "contract-incompatible-change",
+            "/compensation/supported",
+            "compensation support was dropped: recorded calls could no longer be undone",
+        )
+    triggers = new["approvalTriggers"]
+    for trigger in old["approvalTriggers"]:
+        if trigger not in triggers:
+            return (
+                "contract-approval-removed",
+                "/approvalTriggers",
+                "an approval trigger was removed: calls would skip a human check",
+            )
+    before_egress, after_egress = old["egressPolicy"], new["egressPolicy"]
+    if after_egress["allowed"] and not before_egress["allowed"]:
+        return ("contract-egress-widened", "/egressPolicy/allowed", "egress was switched on")
+    known = {d.lower() for d in before_egress["destinations"]}
+    for index, destination in enumerate(after_egress["destinations"]):
+        if destination.lower() not in known:
+            return (
+                "contract-egress-widened",
+                f"/egressPolicy/destinations/{index}",
+                "a new egress destination was added",
+            )
+    rank = _CLASSIFICATION_RANK
+    if rank[new["dataClassification"]] < rank[old["dataClassification"]]:
+        return (
+            "contract-classification-lowered",
+            "/dataClassification",
+            "the data classification was lowered: data could reach less protected routes",
+        )
+    return None
+
+
 def check_contract_upgrade(
     old: ToolContract | Mapping[str, Any], new: ToolContract | Mapping[str, Any]
 ) -> ToolContract:
     """Check that ``new`` may replace ``old``; return ``new`` admitted.
 
-    Both are validated first. Under the same ``toolId``, a change to any of
-    :data:`INCOMPATIBLE_FIELDS` is refused (``contract-incompatible-change``, at the
-    first changed field): an incompatible change needs a new toolId (a new
-    ``@vN``). Other edits, such as the description or rate limits, are compatible.
-    A different toolId is a different tool and is not compared.
+    Both are validated first. A different ``toolId`` is a different tool and is
+    not compared. Under one ``toolId``:
+
+    - ``version`` may not move backwards (``contract-version-backwards``);
+    - a new major version may change anything (with a ``.vN`` toolId that means a
+      new toolId anyway);
+    - within one major version, each change of authority or risk is refused with
+      its own code: an incompatible ``inputSchema``, ``outputSchema``,
+      ``authenticationRef``, ``permissionClass`` or ``sideEffectClass``, dropped
+      idempotency or compensation support, a moved idempotency key
+      (``contract-incompatible-change``; an added optional input property is
+      compatible), a removed approval trigger (``contract-approval-removed``),
+      wider egress (``contract-egress-widened``), a lower data classification
+      (``contract-classification-lowered``). Other edits (description, rate
+      limits, added triggers, fewer destinations, ...) are compatible.
     """
     before = old if isinstance(old, ToolContract) else validate_contract(old)
     after = new if isinstance(new, ToolContract) else validate_contract(new)
     if before.tool_id != after.tool_id:
         return after
-    for name in INCOMPATIBLE_FIELDS:
-        if not json_equal(before.envelope[name], after.envelope[name]):
-            raise ContractError(
-                "contract-incompatible-change",
-                f"{name} changed under the same toolId; an incompatible change needs "
-                "a new toolId version (@vN)",
-                path=pointer([name]),
-                contract_version=_version_of(after.envelope),
-            )
+    version = _version_of(after.envelope)
+    old_key, new_key = _precedence(before.version), _precedence(after.version)
+    if new_key < old_key:
+        raise ContractError(
+            "contract-version-backwards",
+            "version is lower than the version it replaces",
+            path="/version",
+            contract_version=version,
+        )
+    if new_key[0][0] > old_key[0][0]:
+        return after
+    problem = _upgrade_problem(before, after)
+    if problem is not None:
+        code, path, message = problem
+        raise ContractError(
+            code,
+            message + "; such a change needs a new major version",
+            path=path,
+            contract_version=version,
+        )
     return after

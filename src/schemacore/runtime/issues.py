@@ -841,16 +841,23 @@ def validate_tool_args(
     )
 
 
-def validate_property_value(value: Any, property_schema: Any) -> tuple[ToolArgIssue, ...]:
-    """The issues of one property value against that property's schema (any
-    Draft 2020-12 schema, boolean included); paths are relative to the value.
+def validate_property_value(value: Any, property_schema: Any) -> ToolArgValidationResult:
+    """Check one property value against that property's schema alone (any Draft
+    2020-12 schema, boolean included; nothing of the root, such as its
+    ``required``, applies); paths are relative to the value. The same result type
+    as :func:`validate_tool_args`: ``ok`` and ``issues``.
 
     Raises:
         BoundaryError: the schema is refused, or the value is beyond the bounds.
     """
     tool_schema = _as_tool_schema(property_schema, "output")
-    issues, _ = _find_issues(tool_schema, value, require_object=False)
-    return tuple(issues)
+    issues, total = _find_issues(tool_schema, value, require_object=False)
+    return ToolArgValidationResult(
+        ok=not issues,
+        issues=tuple(issues),
+        error_class=VALIDATION if issues else None,
+        total=total,
+    )
 
 
 # -- rendering for the model -------------------------------------------------------------------
@@ -861,7 +868,9 @@ def _render_issue(issue: ToolArgIssue) -> str:
     if issue.value is not None:
         line += f"; value: {json.dumps(issue.value, ensure_ascii=False)}"
     if issue.hint:
-        line += f" (parameter: {issue.hint})"
+        # On its own line, quoted and escaped: a newline or a "- " in a parameter's
+        # description cannot break the list or pass for an issue of its own.
+        line += f"\n  parameter: {json.dumps(issue.hint, ensure_ascii=False)}"
     return line
 
 

@@ -3,7 +3,14 @@ durable intent journal and dispatch. See :class:`Gateway` and ``docs/gateway.md`
 
 from __future__ import annotations
 
-from .backends import Backend, DispatchRequest, FunctionBackend, Secret, ToolFailure
+from .backends import (
+    Backend,
+    Cancellation,
+    DispatchRequest,
+    FunctionBackend,
+    Secret,
+    ToolFailure,
+)
 from .evidence import EVIDENCE_VERSION
 from .gateway import Gateway, GatewayConfigError
 from .journal import Intent, IntentJournal, SQLiteJournal
@@ -19,6 +26,8 @@ from .policy import (
     fired_triggers,
     grants_authorizer,
 )
+from .process import ProcessTimeout, SubprocessBackend
+from .telemetry import CallTrace, OpenTelemetry, Telemetry
 
 __all__ = [
     "EVIDENCE_VERSION",
@@ -29,6 +38,8 @@ __all__ = [
     "Backend",
     "Budget",
     "CallRequest",
+    "CallTrace",
+    "Cancellation",
     "Decision",
     "DispatchRequest",
     "FunctionBackend",
@@ -36,9 +47,13 @@ __all__ = [
     "GatewayConfigError",
     "Intent",
     "IntentJournal",
+    "OpenTelemetry",
+    "ProcessTimeout",
     "RunBudget",
     "SQLiteJournal",
     "Secret",
+    "SubprocessBackend",
+    "Telemetry",
     "ToolFailure",
     "ToolOutcome",
     "Trigger",

@@ -6,11 +6,18 @@ A backend executes tools of one server. It declares where a call will go
 answering an MCP ``CallToolResult`` or raising :class:`ToolFailure` with a code of
 the contract's ``errorTaxonomy``. Any other exception is read as *ambiguous*: the
 gateway cannot tell whether the effect happened.
+
+Every attempt carries a :class:`Cancellation`: its deadline (``timeoutMs`` from the
+start of the attempt) and a flag the gateway sets when it stops waiting. A backend
+must honour it: stop work and side effects once ``cancelled`` is true (a thread
+cannot be killed from outside). :class:`SubprocessBackend` runs each call in a
+child process that is killed at the deadline.
 """
 
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -18,12 +25,59 @@ from typing import Any, Protocol
 __all__ = [
     "Attempt",
     "Backend",
+    "Cancellation",
     "DispatchRequest",
     "FunctionBackend",
     "Secret",
     "ToolFailure",
     "run_attempt",
 ]
+
+
+class Cancellation:
+    """One attempt's deadline and cancellation, as the backend sees them.
+
+    ``cancelled`` is true once the gateway gave up on the attempt or the deadline
+    (on :func:`time.monotonic`) passed; ``wait`` sleeps until then or for at most
+    ``seconds``, so a backend that waits or polls wakes up when it must stop.
+    """
+
+    __slots__ = ("_event", "deadline")
+
+    def __init__(self, deadline: float | None = None) -> None:
+        self.deadline = deadline
+        self._event = threading.Event()
+
+    @classmethod
+    def after(cls, seconds: float | None) -> Cancellation:
+        """A cancellation whose deadline is ``seconds`` from now (None: none)."""
+        return cls(None if seconds is None else time.monotonic() + seconds)
+
+    def cancel(self) -> None:
+        """Tell the backend to stop (the gateway does so when it stops waiting)."""
+        self._event.set()
+
+    @property
+    def cancelled(self) -> bool:
+        if self._event.is_set():
+            return True
+        return self.deadline is not None and time.monotonic() >= self.deadline
+
+    def remaining(self) -> float | None:
+        """Seconds until the deadline (0 once passed or cancelled), None without one."""
+        if self._event.is_set():
+            return 0.0
+        if self.deadline is None:
+            return None
+        return max(0.0, self.deadline - time.monotonic())
+
+    def wait(self, seconds: float | None = None) -> bool:
+        """Sleep until cancelled or for ``seconds``; answer ``cancelled``."""
+        remaining = self.remaining()
+        if remaining is not None:
+            seconds = remaining if seconds is None else min(seconds, remaining)
+        self._event.wait(seconds)
+        return self.cancelled
 
 
 class Secret:
@@ -62,6 +116,12 @@ class DispatchRequest:
         intent_id: the journal intent; a backend may pass it downstream as a
             deduplication key.
         idempotency_key: the call's key, or None.
+        headers: headers the backend must send with the call: the idempotency key
+            under its name when the contract's ``keyLocation`` is ``header:<Name>``.
+        tenant: the tenant the call is made for, or None.
+        egress_allowed: whether the contract's ``egressPolicy`` allows any egress
+            (a sandboxing backend cuts the network when it does not).
+        cancellation: this attempt's deadline and cancellation; honour it.
     """
 
     tool: str
@@ -72,6 +132,10 @@ class DispatchRequest:
     attempt: int = 1
     intent_id: str | None = None
     idempotency_key: str | None = field(default=None, repr=False)
+    headers: Mapping[str, str] = field(default_factory=dict, repr=False)
+    tenant: str | None = None
+    egress_allowed: bool = False
+    cancellation: Cancellation = field(default_factory=Cancellation, repr=False, compare=False)
 
 
 class ToolFailure(Exception):
@@ -136,9 +200,10 @@ def run_attempt(
     """Run one attempt, waiting at most ``request.timeout`` seconds.
 
     With a deadline the call runs in a daemon thread; when it overruns, the
-    gateway stops waiting but cannot stop the thread: the attempt counts as
-    ambiguous, and ``on_finish`` (which frees the in-flight place) runs only when
-    the thread really ends. Without a deadline the call runs in this thread.
+    gateway stops waiting and cancels ``request.cancellation`` (a backend that
+    honours it stops; a thread cannot be stopped from outside): the attempt counts
+    as ambiguous, and ``on_finish`` (which frees the in-flight place) runs only
+    when the thread really ends. Without a deadline the call runs in this thread.
     """
     outcome = Attempt()
 
@@ -169,5 +234,11 @@ def run_attempt(
     thread.daemon = True
     thread.start()
     if not done.wait(request.timeout):
+        request.cancellation.cancel()
+        return Attempt(timed_out=True)
+    if outcome.error is not None and (
+        isinstance(outcome.error, TimeoutError) or request.cancellation.cancelled
+    ):
+        # The backend gave up at its deadline (as it must): that is a timeout.
         return Attempt(timed_out=True)
     return outcome

@@ -2,13 +2,12 @@
 
 Always: who, what (tool, toolId, version), when, how it ended (status, step, code,
 dispatched, attempts, replayed), the intent, the approval, the egress destinations
-and a SHA-256 digest of the validated arguments. The contract's ``auditFields``
-(top-level input properties) are recorded once the arguments passed validation:
-scalars as they are (strings cut to :data:`AUDIT_STRING_LIMIT` characters), objects
-and arrays as their type. Payloads follow ``observability``: ``logArguments`` /
-``logResults`` ``"full"`` records the arguments / the result; ``"redacted"`` records
-their shape (property names the schema declares, other names as ``*``, and JSON
-types); ``"none"`` records neither. Credentials and idempotency keys are never
+and a SHA-256 digest of the validated arguments. Once the tool's contract is known,
+``audit`` holds the audit-record fields the contract's ``auditFields`` names, filled
+from the call's context (:data:`AUDIT_FIELDS`). Payloads follow
+``observability.logPayloads``: true records the arguments and the result; false
+records only their shape (property names the schema declares, other names as
+``*``, and JSON types), never a value. Credentials and idempotency keys are never
 recorded (a key only as its digest).
 """
 
@@ -23,16 +22,33 @@ from ..contract import ToolContract
 from ..jsonvalues import REDACTED, json_type
 
 __all__ = [
-    "AUDIT_STRING_LIMIT",
+    "AUDIT_FIELDS",
     "EVIDENCE_VERSION",
-    "audit_values",
+    "audit_record",
     "digest",
     "payload_view",
     "result_view",
 ]
 
-EVIDENCE_VERSION: Final = "schemacore.gateway.evidence.v1"
-AUDIT_STRING_LIMIT: Final = 256
+EVIDENCE_VERSION: Final = "schemacore.gateway.evidence.v2"
+
+AUDIT_FIELDS: Final[Mapping[str, str]] = {
+    "requestId": "requestId",
+    "actorRef": "caller",
+    "tenantRef": "tenant",
+    "runRef": "run",
+    "toolId": "toolId",
+    "toolVersion": "version",
+    "outcome": "status",
+    "step": "step",
+    "code": "code",
+    "intentId": "intentId",
+    "argumentsDigest": "argumentsDigest",
+    "timestamp": "time",
+}
+"""Audit-record field (as a contract's ``auditFields`` names it) -> the evidence
+field it is filled from. ``approvedBy`` (the approver's ``Decision.by``) is the one
+field read from elsewhere. The envelope schema allows exactly these names."""
 
 
 def digest(value: Any) -> str:
@@ -58,21 +74,15 @@ def _shape(value: Any, declared: frozenset[str]) -> Any:
     return json_type(value)
 
 
-def payload_view(level: str, value: Any, schema: Any) -> Any:
-    """What ``observability`` allows of a payload: the value, its shape, or None."""
-    if level == "full":
-        return value
-    if level == "redacted":
-        return _shape(value, _declared(schema))
-    return None
+def payload_view(log_payloads: bool, value: Any, schema: Any) -> Any:
+    """What ``observability.logPayloads`` allows of the arguments: the value, or its shape."""
+    return value if log_payloads else _shape(value, _declared(schema))
 
 
-def result_view(level: str, result: Mapping[str, Any], output_schema: Any) -> Any:
-    """The result as ``logResults`` allows: all of it, or its outline."""
-    if level == "full":
+def result_view(log_payloads: bool, result: Mapping[str, Any], output_schema: Any) -> Any:
+    """The result as ``logPayloads`` allows: all of it, or its outline."""
+    if log_payloads:
         return result
-    if level != "redacted":
-        return None
     content = result.get("content")
     outline: dict[str, Any] = {
         "isError": result.get("isError") is True,
@@ -86,17 +96,14 @@ def result_view(level: str, result: Mapping[str, Any], output_schema: Any) -> An
     return outline
 
 
-def audit_values(contract: ToolContract, arguments: Mapping[str, Any]) -> dict[str, Any]:
-    """The contract's ``auditFields`` present in the arguments, minimised."""
-    recorded: dict[str, Any] = {}
+def audit_record(contract: ToolContract, record: Mapping[str, Any]) -> dict[str, Any]:
+    """The contract's ``auditFields``, in its order, from an evidence ``record``
+    (null where the call has no such value, e.g. ``intentId`` before the intent)."""
+    audit: dict[str, Any] = {}
     for name in contract["auditFields"]:
-        if name not in arguments:
-            continue
-        value = arguments[name]
-        if isinstance(value, str):
-            recorded[name] = value[:AUDIT_STRING_LIMIT]
-        elif value is None or isinstance(value, (bool, int, float)):
-            recorded[name] = value
+        if name == "approvedBy":
+            approval = record.get("approval")
+            audit[name] = approval.get("by") if isinstance(approval, Mapping) else None
         else:
-            recorded[name] = f"<{json_type(value)}>"
-    return recorded
+            audit[name] = record.get(AUDIT_FIELDS[name])
+    return audit

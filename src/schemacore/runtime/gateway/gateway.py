@@ -2,16 +2,19 @@
 
 The steps, in order (a failure at one stops every later one; see ``docs/gateway.md``):
 
-1. ``lookup``: the tool is in the admitted bundle, governed, and not past its sunset;
+1. ``lookup``: the tool is in the admitted bundle, governed, not retired or past its
+   sunset, and the call carries the tenant a ``tenant``-scoped rate limit needs;
 2. ``arguments``: strict JSON text (when text is given) and the input schema, the
    same boundary as admission; a refusal is an MCP ``isError`` result the model reads;
+   then the idempotency key a tool that supports idempotency requires;
 3. ``authorization``: the authoriser, against the bundle's grants;
 4. ``approval``: when one of the contract's ``approvalTriggers`` fires, the approver;
 5. ``budget``: the contract's rate and concurrency limits, then the host budget;
 6. ``intent``: the intent is published in the journal (a repeated idempotency key
    gets the recorded outcome instead, without any later step);
-7. ``credentials``: the ``authenticationRef`` is resolved, never earlier, never logged;
-8. ``egress``: the backend's destinations against the default-deny ``egressPolicy``;
+7. ``egress``: the backend's destinations against the default-deny ``egressPolicy``;
+8. ``credentials``: the ``authenticationRef`` is resolved, only once egress passed,
+   never logged;
 9. ``dispatch``: the backend, under ``timeoutMs``, retried per ``retryPolicy`` only
    where that is safe;
 10. ``output``: ``structuredContent`` against ``outputSchema`` (enforce or report);
@@ -20,7 +23,9 @@ The steps, in order (a failure at one stops every later one; see ``docs/gateway.
 
 from __future__ import annotations
 
+import random
 import time
+import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import replace
 from types import MappingProxyType
@@ -37,11 +42,34 @@ from .limiter import ContractLimiter
 from .outcome import Status, ToolOutcome
 from .policy import Approver, Authorizer, Budget, Trigger, grants_authorizer
 from .steps import CallRun, CatalogView, Stop, check_host_inputs, iso_time
+from .telemetry import Telemetry
 
 __all__ = ["Gateway", "GatewayConfigError"]
 
 OutputMode = Literal["enforce", "report"]
+ArgumentMode = Literal["enforce", "warn", "off"]
 _ALWAYS_RECORDED = frozenset({"toolId", "status", "step", "code", "dispatched"})
+
+
+class _Context:
+    """Who makes a call and for whom, as the host said; checked when made."""
+
+    __slots__ = ("caller", "idempotency_key", "request_id", "run", "tenant")
+
+    def __init__(
+        self,
+        caller: Any,
+        run: Any,
+        idempotency_key: Any,
+        tenant: Any,
+        request_id: Any,
+    ) -> None:
+        check_host_inputs(caller, run, idempotency_key, tenant=tenant, request_id=request_id)
+        self.caller: str = caller
+        self.run: str = run
+        self.idempotency_key: str | None = idempotency_key
+        self.tenant: str | None = tenant
+        self.request_id: str | None = request_id
 
 
 class GatewayConfigError(ValueError):
@@ -71,13 +99,29 @@ class Gateway:
         credentials: resolves an ``authenticationRef`` to a credential.
         output_mode: ``"enforce"`` refuses output that breaks ``outputSchema``;
             ``"report"`` passes it on and records the issues in the evidence.
+        argument_mode: ``"enforce"`` (default) refuses arguments that break the input
+            schema; ``"warn"`` runs such a call and reports the issues (evidence
+            ``argumentIssues``, telemetry ``tool.arguments.warned``); ``"off"`` drops
+            the schema's verdict. Arguments that are not JSON, not an object, or
+            over a limit are refused in every mode.
+        argument_modes: tool name -> argument mode, overriding ``argument_mode``.
         evidence_sink: called with each evidence record (e.g. an audit log writer).
+        telemetry: told about each finished call (:class:`~.telemetry.OpenTelemetry`
+            emits the spans and metrics the contract's ``observability`` names);
+            None (the default) records nothing and imports nothing.
         owner: this runtime process's stable name in the journal; a restarted
             process must use the same name to recover its own open intents.
-        dedup_window_seconds: how long a repeated idempotency key is answered from
-            the journal when the contract gives no ``deduplicationWindowSeconds``.
+        dedup_window_seconds: how long a repeated host idempotency key is answered
+            from the journal for a tool whose contract does not support idempotency
+            (one that does gives its own ``deduplicationWindowSeconds``).
+        backoff_seconds: the base delay of ``retryPolicy.backoff`` (the contract
+            names the curve only): ``fixed`` waits this long, ``exponential`` this
+            times ``2**(attempt-1)``, ``exponential-jitter`` a uniform random part
+            of that; every delay is capped at ``backoff_max_seconds``.
         recover: recover this owner's open intents now (see :meth:`recover`).
         clock, monotonic, sleep: time sources, injectable for tests.
+        jitter: a source of uniform numbers in [0, 1) for ``exponential-jitter``.
+        ids: makes intent ids and default request ids (random hex by default).
     """
 
     def __init__(
@@ -92,13 +136,20 @@ class Gateway:
         journal: IntentJournal | None = None,
         credentials: Callable[[str], Any] | None = None,
         output_mode: OutputMode = "enforce",
+        argument_mode: ArgumentMode = "enforce",
+        argument_modes: Mapping[str, ArgumentMode] | None = None,
         evidence_sink: Callable[[Mapping[str, Any]], None] | None = None,
+        telemetry: Telemetry | None = None,
         owner: str = "gateway",
         dedup_window_seconds: float = 86400.0,
+        backoff_seconds: float = 0.2,
+        backoff_max_seconds: float = 30.0,
         recover: bool = True,
         clock: Callable[[], float] = time.time,
         monotonic: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], None] = time.sleep,
+        jitter: Callable[[], float] = random.random,
+        ids: Callable[[], str] = lambda: uuid.uuid4().hex,
     ) -> None:
         if output_mode not in ("enforce", "report"):
             raise ValueError(f"output_mode must be 'enforce' or 'report', not {output_mode!r}")
@@ -112,9 +163,21 @@ class Gateway:
         self._journal: IntentJournal = journal if journal is not None else SQLiteJournal()
         self._credentials = credentials
         self._output_mode = output_mode
+        modes = dict(argument_modes or {})
+        for mode in (argument_mode, *modes.values()):
+            if mode not in ("enforce", "warn", "off"):
+                raise ValueError(f"an argument mode is 'enforce', 'warn' or 'off', not {mode!r}")
+        self._argument_mode: ArgumentMode = argument_mode
+        self._argument_modes: Mapping[str, ArgumentMode] = MappingProxyType(modes)
         self._evidence_sink = evidence_sink
+        self._telemetry = telemetry
         self.owner = owner
         self._window = float(dedup_window_seconds)
+        if not 0 <= backoff_seconds <= backoff_max_seconds:
+            raise ValueError("backoff_seconds must be between 0 and backoff_max_seconds")
+        self._backoff = (float(backoff_seconds), float(backoff_max_seconds))
+        self._jitter = jitter
+        self._ids = ids
         self._clock = clock
         self._monotonic = monotonic
         self._sleep = sleep
@@ -168,16 +231,23 @@ class Gateway:
         caller: str,
         run: str,
         idempotency_key: str | None = None,
+        tenant: str | None = None,
+        request_id: str | None = None,
     ) -> ToolOutcome:
         """Make one governed tool call; see the module docstring for the steps.
 
         ``arguments`` is the parsed arguments object or the JSON text the model sent.
-        Never raises for anything the model sent or a hook or backend did; raises
-        ``TypeError``/``ValueError`` only for the host's own mistakes (a caller or
-        run that is not a non-empty string, an idempotency key that is not one of
-        at most 256 characters).
+        ``idempotency_key`` is the call's stable key (required for a tool whose
+        contract supports idempotency with a ``header:`` key location); ``tenant``
+        the tenant the call is made for (required by a ``tenant``-scoped rate
+        limit); ``request_id`` the ``requestId`` of the audit record (a fresh id
+        when None). Never raises for anything the model sent or a hook or backend
+        did; raises ``TypeError``/``ValueError`` only for the host's own mistakes
+        (a caller, run, tenant or request id that is not a non-empty string of at
+        most 256 characters, an idempotency key that is not one).
         """
-        return self._call(tool_name, arguments, caller, run, idempotency_key, None)
+        context = _Context(caller, run, idempotency_key, tenant, request_id)
+        return self._call(tool_name, arguments, context, None)
 
     def compensate(
         self,
@@ -187,14 +257,18 @@ class Gateway:
         caller: str,
         run: str,
         idempotency_key: str | None = None,
+        tenant: str | None = None,
+        request_id: str | None = None,
     ) -> ToolOutcome:
-        """Undo a recorded call with the contract's compensating tool: a new governed
-        call through every step (validated, authorised, journaled with a link to
-        ``intent_id``). The original outcome is never changed. A tool whose
-        ``compensation.strategy`` is ``none`` or ``manual``, or a call that was
-        never dispatched, is refused (step ``lookup``, ``compensation-unavailable``).
+        """Undo a recorded call with the contract's ``compensation.toolRef``: a new
+        governed call through every step (validated, authorised, journaled with a
+        link to ``intent_id``). The original outcome is never changed. A tool whose
+        compensation is not supported, or a call that was never dispatched, is
+        refused (step ``lookup``, ``compensation-unavailable``); so is one asked for
+        more than ``compensation.deadlineSeconds`` after the original call
+        (``compensation-deadline-passed``).
         """
-        check_host_inputs(caller, run, idempotency_key)
+        context = _Context(caller, run, idempotency_key, tenant, request_id)
         try:
             original = self._journal.get(intent_id) if isinstance(intent_id, str) else None
         except Exception as exc:
@@ -226,26 +300,30 @@ class Gateway:
                 run=run,
             )
         compensation = contract["compensation"]
-        target = catalog.by_tool_id.get(compensation["toolId"] or "")
+        target = catalog.by_tool_id.get(compensation["toolRef"] or "")
         dispatched = original.outcome is None or original.outcome.get("dispatched") is not False
         reason = None
-        if compensation["strategy"] != "compensating-tool":
-            reason = f"the compensation strategy is {compensation['strategy']!r}"
+        code = "compensation-unavailable"
+        if not compensation["supported"]:
+            reason = "the tool's contract does not support compensation"
         elif target is None:
             reason = "the compensating tool is not in the catalog"
         elif not dispatched:
             reason = "the original call was never dispatched"
+        elif self._clock() > original.created_at + compensation["deadlineSeconds"]:
+            code = "compensation-deadline-passed"
+            reason = "compensation.deadlineSeconds has passed since the original call"
         if reason is not None or target is None:
             return self._refusal(
                 original.tool,
                 contract.tool_id,
                 "lookup",
-                "compensation-unavailable",
+                code,
                 reason or "",
                 caller=caller,
                 run=run,
             )
-        return self._call(target, arguments, caller, run, idempotency_key, intent_id, catalog)
+        return self._call(target, arguments, context, intent_id, catalog)
 
     def recover(self) -> list[ToolOutcome]:
         """Close this owner's intents left open by a previous process: one that had
@@ -336,18 +414,24 @@ class Gateway:
         self,
         tool_name: Any,
         arguments: Any,
-        caller: str,
-        run: str,
-        idempotency_key: str | None,
+        context: _Context,
         compensates: str | None,
         catalog: CatalogView | None = None,
     ) -> ToolOutcome:
-        check_host_inputs(caller, run, idempotency_key)
         # Read once: the whole call sees one bundle, whatever replace_catalog does.
         view = catalog if catalog is not None else self._catalog
-        call = CallRun(self, view, tool_name, caller, run, compensates)
+        call = CallRun(
+            self,
+            view,
+            tool_name,
+            context.caller,
+            context.run,
+            compensates,
+            tenant=context.tenant,
+            request_id=context.request_id or self._ids(),
+        )
         try:
-            outcome = call.steps(arguments, idempotency_key)
+            outcome = call.steps(arguments, context.idempotency_key)
         except Stop as stop:
             outcome = stop.outcome
         except Exception as exc:

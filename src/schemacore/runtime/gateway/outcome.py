@@ -31,8 +31,8 @@ STEPS: Final = (
     "approval",
     "budget",
     "intent",
-    "credentials",
     "egress",
+    "credentials",
     "dispatch",
     "output",
     "evidence",
@@ -54,6 +54,13 @@ _MODEL_TEXT: Final[Mapping[str, str]] = {
     "tool-unknown": "there is no such tool in the catalog",
     "tool-not-governed": "the tool has no governance contract, so it cannot be called",
     "tool-sunset": "the tool was retired (its deprecation sunset has passed)",
+    "tool-retired": "the tool was retired",
+    "tenant-missing": "the call does not say which tenant it is made for",
+    "contract-validation-failed": "a stable idempotency key is required",
+    "idempotency-key-mismatch": (
+        "the idempotency key given with the call is not the one in the arguments"
+    ),
+    "compensation-deadline-passed": "the time to compensate this call has passed",
     "not-authorized": "the caller is not authorised to use this tool",
     "authorizer-failed": "authorisation could not be decided",
     "approval-denied": "the call needs human approval, which was refused",
@@ -85,26 +92,34 @@ _MODEL_TEXT: Final[Mapping[str, str]] = {
 
 
 def model_result(
-    tool: str, step: str, code: str, *, dispatched: bool | None, retryable: bool
+    tool: str,
+    step: str,
+    code: str,
+    *,
+    dispatched: bool | None,
+    retryable: bool,
+    path: str | None = None,
 ) -> dict[str, Any]:
-    """An MCP ``isError`` result for a call that did not complete, from the code."""
+    """An MCP ``isError`` result for a call that did not complete, from the code
+    (and the JSON Pointer of what is missing in the call, when there is one)."""
     why = _MODEL_TEXT.get(code, "the call could not be completed")
     name = json.dumps(tool, ensure_ascii=False)
     if dispatched is False:
         text = f"The tool {name} was not called: {why}."
     else:
         text = f"The tool {name} did not complete: {why}."
+    meta: dict[str, Any] = {
+        "step": step,
+        "code": code,
+        "dispatched": dispatched,
+        "retryable": retryable,
+    }
+    if path is not None:
+        meta["path"] = path
     return {
         "content": [{"type": "text", "text": text}],
         "isError": True,
-        "_meta": {
-            GATEWAY_META_KEY: {
-                "step": step,
-                "code": code,
-                "dispatched": dispatched,
-                "retryable": retryable,
-            }
-        },
+        "_meta": {GATEWAY_META_KEY: meta},
     }
 
 
@@ -128,6 +143,8 @@ class ToolOutcome:
         replayed: the outcome was read from the journal (a repeated idempotency key),
             nothing ran this time.
         approval: who approved and on which triggers, when approval was needed.
+        path: for a call refused for something missing in the call itself, its
+            JSON Pointer (``/idempotencyKey``), else None.
         evidence: the minimised evidence record of this call.
     """
 
@@ -144,6 +161,7 @@ class ToolOutcome:
     intent_id: str | None = None
     replayed: bool = False
     approval: Mapping[str, Any] | None = None
+    path: str | None = None
     evidence: Mapping[str, Any] = field(default_factory=dict)
 
     @classmethod
@@ -164,7 +182,14 @@ class ToolOutcome:
         """The outcome of a call stopped at ``step``; the model's result is worded
         from the code unless ``result`` is given."""
         if result is None:
-            result = model_result(tool, step, code, dispatched=dispatched, retryable=retryable)
+            result = model_result(
+                tool,
+                step,
+                code,
+                dispatched=dispatched,
+                retryable=retryable,
+                path=details.get("path"),
+            )
         return cls(
             tool=tool,
             tool_id=tool_id,
@@ -200,6 +225,8 @@ class ToolOutcome:
             "approval": dict(self.approval) if self.approval is not None else None,
             "result": self.result,
         }
+        if self.path is not None:
+            data["path"] = self.path
         if evidence:
             data["evidence"] = dict(self.evidence)
         return data
@@ -221,4 +248,5 @@ class ToolOutcome:
             intent_id=data["intentId"],
             replayed=data["replayed"],
             approval=data["approval"],
+            path=data.get("path"),
         )

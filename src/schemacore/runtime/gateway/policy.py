@@ -45,9 +45,11 @@ class CallRequest:
             change it).
         caller, run: who calls, in which run.
         grant: the bundle's grant for this tool (None when there is none).
-        idempotency_key: the call's key (given, or read from the contract's
-            ``keyField``), or None.
+        idempotency_key: the call's key (given, or read from the argument the
+            contract's ``keyLocation`` names), or None.
         compensates: for a compensation, the intent it compensates.
+        tenant: the tenant the call is made for, or None.
+        request_id: the call's request id (the ``requestId`` audit field).
     """
 
     tool: str
@@ -58,6 +60,8 @@ class CallRequest:
     grant: Any = field(default=None, repr=False)
     idempotency_key: str | None = field(default=None, repr=False)
     compensates: str | None = None
+    tenant: str | None = None
+    request_id: str | None = None
 
     @property
     def tool_id(self) -> str:

@@ -6,24 +6,24 @@ from __future__ import annotations
 import contextlib
 import json
 import threading
-import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from ..catalog import TOOL_NAME, AdmittedBundle, AdmittedTool
-from ..contract import ToolContract
+from ..contract import TIMEOUT_CODE, ToolContract
 from ..errors import BoundaryError
 from ..issues import ISSUE_META_KEY, tool_error_result, validate_property_value, validate_tool_args
 from ..jsontext import parse_tool_args
-from .backends import Backend, DispatchRequest, Secret, run_attempt
-from .evidence import EVIDENCE_VERSION, audit_values, digest, payload_view, result_view
+from .backends import Backend, Cancellation, DispatchRequest, Secret, run_attempt
+from .evidence import EVIDENCE_VERSION, audit_record, digest, payload_view, result_view
 from .frozen import freeze, thaw
 from .journal import Intent
-from .limiter import Slot
+from .limiter import Slot, rate_key
 from .outcome import GATEWAY_META_KEY, Status, ToolOutcome
 from .policy import CallRequest, Decision, fired_triggers
+from .telemetry import CallTrace
 
 if TYPE_CHECKING:
     from .gateway import Gateway
@@ -85,11 +85,10 @@ def _decided(answer: Any) -> Decision:
 
 
 def _sunset_passed(contract: ToolContract, now: float) -> bool:
-    deprecation = contract["deprecation"]
-    sunset = deprecation["sunsetAt"]
-    if not deprecation["deprecated"] or not isinstance(sunset, str):
+    sunset = contract["deprecation"]["sunsetUtc"]
+    if not isinstance(sunset, str):
         return False
-    text = sunset.replace("Z", "+00:00").replace("z", "+00:00")
+    text = sunset.replace("Z", "+00:00")
     if text[17:19] == "60":  # a leap second: the instant is the next second's start
         text = text[:17] + "59" + text[19:]
     try:
@@ -125,6 +124,9 @@ class CallRun:
         caller: str,
         run: str,
         compensates: str | None,
+        *,
+        tenant: str | None = None,
+        request_id: str | None = None,
     ) -> None:
         self.g = gateway
         self.catalog = catalog
@@ -132,7 +134,14 @@ class CallRun:
         self.caller = caller
         self.run = run
         self.compensates = compensates
+        self.tenant = tenant
+        self.request_id = request_id
         self.started = gateway._monotonic()
+        self.wall_started = gateway._clock()
+        # Span name -> [start, end] wall-clock seconds of the part of the call it covers.
+        self.phases: dict[str, list[float]] = {}
+        self.arg_issues: tuple[tuple[str, str, str], ...] = ()
+        self.arg_warned: list[str] | None = None  # issue codes a "warn" call ran with
         self.admitted: AdmittedTool | None = None
         self.contract: ToolContract | None = None
         self.request: CallRequest | None = None
@@ -142,6 +151,7 @@ class CallRun:
         self.egress: list[str] | None = None
         self.intent_id: str | None = None
         self.holder: _Holder | None = None
+        self.headers: dict[str, str] = {}
         self.budget_taken = False
         self.output_issues: list[str] | None = None
         self.at = "lookup"  # the step being run, for an unexpected failure
@@ -159,6 +169,7 @@ class CallRun:
         retryable: bool = False,
         result: Mapping[str, Any] | None = None,
         attempts: int = 0,
+        path: str | None = None,
     ) -> Stop:
         outcome = ToolOutcome.stopped(
             self.tool,
@@ -173,6 +184,7 @@ class CallRun:
             attempts=attempts,
             intent_id=self.intent_id,
             approval=self.approval,
+            path=path,
         )
         return Stop(self.record(outcome))
 
@@ -188,32 +200,50 @@ class CallRun:
                 self.journal_failed = True
         return outcome
 
+    def begin(self, phase: str) -> None:
+        """A telemetry span's part of the call starts (see :mod:`.telemetry`)."""
+        self.phases[phase] = [self.g._clock()]
+
+    def end(self, phase: str) -> None:
+        if len(self.phases.get(phase, ())) == 1:
+            self.phases[phase].append(self.g._clock())
+
     def steps(self, arguments: Any, idempotency_key: str | None) -> ToolOutcome:
         """Steps 1 to 10, in order; each one raises :class:`Stop` to end the call."""
+        self.begin("tool.validate")
         contract = self.look_up()
         self.at = "arguments"
         request = self.check_arguments(contract, arguments, idempotency_key)
+        self.end("tool.validate")
         self.at = "authorization"
+        self.begin("tool.authorize")
         self.authorize(request)
         self.at = "intent"
         # A repeated idempotency key is answered from the journal here, before any
         # approval or budget is spent on a call that will not run again.
-        window = float(contract["idempotency"].get("deduplicationWindowSeconds", self.g._window))
+        idempotency = contract["idempotency"]
+        window = float(
+            idempotency["deduplicationWindowSeconds"]
+            if idempotency["supported"]
+            else self.g._window
+        )
         seen = self.recorded(contract, window)
         if seen is not None:
             return self.replay(seen)
         self.at = "approval"
         self.approve(request)
+        self.end("tool.authorize")
         self.at = "budget"
         self.reserve(request)
         self.at = "intent"
         existing = self.publish_intent(contract, window)
         if existing is not None:  # another call with this key got there first
             return self.replay(existing)
-        self.at = "credentials"
-        credential = self.resolve_credentials(contract)
         self.at = "egress"
-        backend, dispatch = self.check_egress(request, credential)
+        backend, dispatch = self.check_egress(request)
+        self.at = "credentials"
+        # Only now: a call that egress refuses never has its secret fetched.
+        dispatch = replace(dispatch, credential=self.resolve_credentials(contract))
         self.at = "dispatch"
         try:
             marked = self.g._journal.mark_dispatched(dispatch.intent_id or "", self.g._clock())
@@ -232,7 +262,9 @@ class CallRun:
                 "the intent was closed by another gateway before dispatch",
                 retryable=True,
             )
+        self.begin("tool.invoke")
         result, attempts = self.dispatch(backend, dispatch)
+        self.end("tool.invoke")
         self.at = "output"
         self.check_output(result, attempts)
         return self.record(
@@ -253,7 +285,8 @@ class CallRun:
         )
 
     def look_up(self) -> ToolContract:
-        """1. The tool is admitted, governed and not past its sunset."""
+        """1. The tool is admitted, governed, not retired or past its sunset, and
+        the call carries what its rate-limit scope needs."""
         self.admitted = self.catalog.bundle.registry.get(self.tool) if self.tool else None
         if self.admitted is None:
             if not TOOL_NAME.fullmatch(self.tool):
@@ -262,8 +295,16 @@ class CallRun:
         self.contract = self.catalog.contracts.get(self.tool)
         if self.contract is None:
             raise self.stop("lookup", "tool-not-governed", "the tool has no contract")
+        if self.contract["deprecation"]["status"] == "retired":
+            raise self.stop("lookup", "tool-retired", "the tool's contract says it is retired")
         if _sunset_passed(self.contract, self.g._clock()):
             raise self.stop("lookup", "tool-sunset", "the tool's deprecation sunset has passed")
+        if rate_key(self.contract, self.caller, self.tenant) is None:
+            raise self.stop(
+                "lookup",
+                "tenant-missing",
+                "the tool's rate limit is per tenant and the call names no tenant",
+            )
         return self.contract
 
     def check_arguments(
@@ -280,8 +321,19 @@ class CallRun:
                 raise self.stop(
                     "arguments", exc.code, exc.message, result=tool_error_result(self.tool, exc)
                 ) from None
-        checked = validate_tool_args(arguments, self.admitted.input, mode="enforce")
+        mode = self.g._argument_modes.get(self.tool, self.g._argument_mode)
+        # "off" still checks the JSON data model and the limits (the gateway digests,
+        # journals and copies the arguments); only the schema's verdict is dropped.
+        checked = validate_tool_args(
+            arguments, self.admitted.input, mode="warn" if mode == "off" else mode
+        )
+        if checked.ok and checked.issues and mode == "warn":
+            # The call runs; telemetry and the evidence say what did not match.
+            self.arg_issues = tuple((i.path, i.expected, i.got) for i in checked.issues)
+            self.arg_warned = [issue.code for issue in checked.issues]
         if not checked.ok:
+            # For telemetry: where, what was expected, what type came; never a value.
+            self.arg_issues = tuple((i.path, i.expected, i.got) for i in checked.issues)
             result = tool_error_result(self.tool, checked)
             raise self.stop(
                 "arguments",
@@ -292,14 +344,10 @@ class CallRun:
         self.args_digest = digest(arguments)
         # From here on, everyone works on a snapshot of what was validated.
         arguments = freeze(arguments)
-        key = idempotency_key
-        key_field = contract["idempotency"]["keyField"]
-        if key is None and key_field is not None:
-            value = arguments.get(key_field)
-            if isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool)):
-                key = str(value)
+        key, headers = self.idempotency_key(contract, arguments, idempotency_key)
         if key is not None:
             self.key_digest = digest(key)
+        self.headers = headers
         authority = self.catalog.bundle.authority
         self.request = CallRequest(
             tool=self.tool,
@@ -310,8 +358,44 @@ class CallRun:
             grant=authority.grants.get(self.tool) if authority is not None else None,
             idempotency_key=key,
             compensates=self.compensates,
+            tenant=self.tenant,
+            request_id=self.request_id,
         )
         return self.request
+
+    def idempotency_key(
+        self, contract: ToolContract, arguments: Mapping[str, Any], given: str | None
+    ) -> tuple[str | None, dict[str, str]]:
+        """The call's key and the headers that carry it. A tool that supports
+        idempotency is never called without one: ``header:<Name>`` takes the host's
+        key, ``argument:<name>`` the argument's value (a host key must agree)."""
+        idempotency = contract["idempotency"]
+        if not idempotency["supported"]:
+            return given, {}  # the gateway's own deduplication, nothing the tool sees
+        kind, _, name = idempotency["keyLocation"].partition(":")
+        key = given
+        if kind == "argument":
+            value = arguments.get(name)
+            key = None
+            if isinstance(value, str) and value:
+                key = value
+            elif isinstance(value, int) and not isinstance(value, bool):
+                key = str(value)
+            if key is not None and given is not None and given != key:
+                raise self.stop(
+                    "arguments",
+                    "idempotency-key-mismatch",
+                    "the idempotency_key given is not the value of the key argument",
+                )
+        if key is None:
+            # The published contract's own example of a refused call.
+            raise self.stop(
+                "arguments",
+                "contract-validation-failed",
+                "A stable idempotency key is required.",
+                path="/idempotencyKey",
+            )
+        return key, ({name: key} if kind == "header" else {})
 
     def authorize(self, request: CallRequest) -> None:
         """3. The authoriser, against the bundle's authority."""
@@ -368,7 +452,9 @@ class CallRun:
 
     def reserve(self, request: CallRequest) -> None:
         """5. The contract's rate and concurrency limits, then the host's budget."""
-        slot = self.g._limiter.reserve(request.contract)
+        key = rate_key(request.contract, self.caller, self.tenant)
+        assert key is not None  # the lookup step refused a call without its tenant
+        slot = self.g._limiter.reserve(request.contract, key)
         if isinstance(slot, tuple):
             raise self.stop("budget", slot[0], slot[1], retryable=True)
         self.holder = _Holder(slot)
@@ -387,7 +473,7 @@ class CallRun:
         """6. The intent, before anything can act; or the intent that has the key."""
         assert self.args_digest is not None
         intent = Intent(
-            intent_id=uuid.uuid4().hex,
+            intent_id=self.g._ids(),
             tool=self.tool,
             tool_id=contract.tool_id,
             caller=self.caller,
@@ -412,7 +498,7 @@ class CallRun:
         return existing
 
     def resolve_credentials(self, contract: ToolContract) -> Secret | None:
-        """7. The ``authenticationRef``, resolved only now, for the backend only."""
+        """8. The ``authenticationRef``, resolved only now, for the backend only."""
         reference = contract["authenticationRef"]
         if reference is None:
             return None
@@ -434,26 +520,26 @@ class CallRun:
             ) from None
         return value if isinstance(value, Secret) else Secret(value)
 
-    def check_egress(
-        self, request: CallRequest, credential: Secret | None
-    ) -> tuple[Backend, DispatchRequest]:
-        """8. The backend's destinations against the default-deny ``egressPolicy``."""
+    def check_egress(self, request: CallRequest) -> tuple[Backend, DispatchRequest]:
+        """7. The backend's destinations against the default-deny ``egressPolicy``
+        (asked with a request that has no credential yet)."""
         assert self.admitted is not None
         contract = request.contract
+        policy = contract["egressPolicy"]
         backend = self.g._backends.get(self.admitted.descriptor.backend or "")
         if backend is None:
             raise self.stop("egress", "backend-unavailable", "the tool's backend is not configured")
-        timeout_ms = contract["timeoutMs"]
         dispatch = DispatchRequest(
             tool=self.tool,
             tool_id=contract.tool_id,
             arguments=request.arguments,  # read-only here; each attempt gets a copy
-            credential=credential,
-            timeout=timeout_ms / 1000.0 if timeout_ms is not None else None,
+            timeout=contract["timeoutMs"] / 1000.0,
             intent_id=self.intent_id,
             idempotency_key=request.idempotency_key,
+            headers=dict(self.headers),
+            tenant=self.tenant,
+            egress_allowed=bool(policy["allowed"]),
         )
-        policy = contract["egressPolicy"]
         try:
             destinations = [str(d) for d in backend.destinations(dispatch)]
         except Exception as exc:
@@ -475,27 +561,35 @@ class CallRun:
 
     def may_repeat_after_ambiguity(self) -> bool:
         """After a timeout or a lost backend the effect may have happened: repeat
-        only when the policy says so and a repeat cannot apply it twice: no side
-        effect, or the tool deduplicates on its ``keyField`` and these arguments
-        carry it (a gateway-side ``idempotency_key`` is nothing the tool sees)."""
-        assert self.contract is not None and self.request is not None
+        only when ``retryableErrors`` lists ``timeout`` and a repeat cannot apply
+        it twice: no side effect, or the tool deduplicates (its contract supports
+        idempotency, so the call carries the key where the tool reads it)."""
+        assert self.contract is not None
         contract = self.contract
-        if not contract["retryPolicy"]["retryOnAmbiguousTimeout"]:
+        if TIMEOUT_CODE not in contract["retryPolicy"]["retryableErrors"]:
             return False
-        if contract.side_effect_class == "none":
-            return True
-        idempotency = contract["idempotency"]
-        key_field = idempotency["keyField"]
-        return bool(idempotency["supported"]) and key_field in self.request.arguments
+        return contract.side_effect_class == "none" or bool(contract["idempotency"]["supported"])
+
+    def backoff(self, attempt: int) -> None:
+        """Wait before attempt ``attempt + 1`` as ``retryPolicy.backoff`` says."""
+        assert self.contract is not None
+        curve = self.contract["retryPolicy"]["backoff"]
+        base, cap = self.g._backoff
+        if curve == "none":
+            return
+        delay = base if curve == "fixed" else min(cap, base * 2 ** (attempt - 1))
+        if curve == "exponential-jitter":
+            delay *= min(max(float(self.g._jitter()), 0.0), 1.0)
+        self.g._sleep(min(cap, delay))
 
     def dispatch(self, backend: Backend, dispatch: DispatchRequest) -> tuple[Any, int]:
         assert self.contract is not None and self.holder is not None
-        contract, g = self.contract, self.g
+        contract = self.contract
         policy = contract["retryPolicy"]
         taxonomy = {entry["code"]: entry for entry in contract["errorTaxonomy"]}
         retry_codes = {
             code
-            for code in policy["retryableErrorCodes"]
+            for code in policy["retryableErrors"]
             if code in taxonomy and taxonomy[code]["retryable"]
         }
         self.holder.dispatched = True
@@ -504,12 +598,17 @@ class CallRun:
             attempt += 1
             self.holder.enter()
             # Each attempt gets its own copy: what one attempt changes, the next never sees.
-            attempt_request = replace(dispatch, attempt=attempt, arguments=thaw(dispatch.arguments))
+            attempt_request = replace(
+                dispatch,
+                attempt=attempt,
+                arguments=thaw(dispatch.arguments),
+                cancellation=Cancellation.after(dispatch.timeout),
+            )
             done = run_attempt(backend, attempt_request, self.holder.leave)
             last = attempt >= policy["maxAttempts"]
             if done.timed_out or done.error is not None:
                 if not last and self.may_repeat_after_ambiguity():
-                    g._sleep(policy["backoffMs"] * 2 ** (attempt - 1) / 1000.0)
+                    self.backoff(attempt)
                     continue
                 code = "dispatch-timeout" if done.timed_out else "backend-failed"
                 message = (
@@ -528,7 +627,7 @@ class CallRun:
             if done.failure is not None:
                 code = done.failure.code if isinstance(done.failure.code, str) else ""
                 if code in retry_codes and not last:
-                    g._sleep(policy["backoffMs"] * 2 ** (attempt - 1) / 1000.0)
+                    self.backoff(attempt)
                     continue
                 if code not in taxonomy:
                     raise self.stop(
@@ -539,7 +638,7 @@ class CallRun:
                         dispatched=True,
                         attempts=attempt,
                     )
-                description = taxonomy[code]["description"]
+                description = taxonomy[code]["meaning"]
                 text = f"The tool {json.dumps(self.tool)} failed ({code})"
                 text += f": {description}" if description else "."
                 raise self.stop(
@@ -610,8 +709,8 @@ class CallRun:
             problems = ["structuredContent-missing"]
         else:
             try:
-                issues = validate_property_value(result["structuredContent"], output)
-                problems = [issue.code for issue in issues]
+                checked = validate_property_value(result["structuredContent"], output)
+                problems = [issue.code for issue in checked.issues]
             except BoundaryError as exc:
                 problems = [exc.code]
         if not problems:
@@ -675,33 +774,76 @@ class CallRun:
             "attempts": outcome.attempts,
             "replayed": outcome.replayed,
             "durationMs": round((g._monotonic() - self.started) * 1000.0, 3),
+            "requestId": self.request_id,
+            "tenant": self.tenant,
             "argumentsDigest": self.args_digest,
             "idempotencyKeyDigest": self.key_digest,
             "compensates": self.compensates,
             "approval": self.approval,
             "egress": self.egress,
             "outputIssues": self.output_issues,
+            "argumentIssues": self.arg_warned,
         }
         if self.journal_failed:
             record["journalFailed"] = True
+        if contract is not None:
+            record["audit"] = audit_record(contract, record)
+        if contract is not None and g._telemetry is not None:
+            self.report(outcome, contract)
         if contract is not None and self.request is not None:
-            arguments = thaw(self.request.arguments)
-            record["audit"] = audit_values(contract, arguments)
-            observability = contract["observability"]
+            log_payloads = contract["observability"]["logPayloads"]
             record["arguments"] = payload_view(
-                observability["logArguments"], arguments, contract.envelope["inputSchema"]
+                log_payloads, thaw(self.request.arguments), contract.envelope["inputSchema"]
             )
             if outcome.dispatched and not outcome.replayed:
                 record["result"] = result_view(
-                    observability["logResults"], outcome.result, contract.envelope["outputSchema"]
+                    log_payloads, outcome.result, contract.envelope["outputSchema"]
                 )
         return g._emit(outcome, record)
 
+    def report(self, outcome: ToolOutcome, contract: ToolContract) -> None:
+        """Hand the finished call to the gateway's telemetry; a failure there is
+        the telemetry's own problem, never the call's."""
+        assert self.g._telemetry is not None
+        now = self.g._clock()
+        observability = contract["observability"]
+        arguments = None
+        if observability["logPayloads"] and self.request is not None:
+            arguments = thaw(self.request.arguments)
+        trace = CallTrace(
+            tool=self.tool,
+            tool_id=contract.tool_id,
+            version=contract.version,
+            status=outcome.status,
+            step=outcome.step,
+            code=outcome.code,
+            started=self.wall_started,
+            ended=now,
+            phases={
+                name: (times[0], times[1] if len(times) > 1 else now)
+                for name, times in self.phases.items()
+            },
+            required_spans=tuple(observability["requiredSpans"]),
+            required_metrics=tuple(observability["requiredMetrics"]),
+            arguments=arguments,
+            issues=self.arg_issues,
+            warned=self.arg_warned is not None,
+        )
+        with contextlib.suppress(Exception):
+            self.g._telemetry.record(trace)
 
-def check_host_inputs(caller: Any, run: Any, key: Any) -> None:
+
+def check_host_inputs(
+    caller: Any, run: Any, key: Any, *, tenant: Any = None, request_id: Any = None
+) -> None:
     for name, value in (("caller", caller), ("run", run)):
         if not isinstance(value, str) or not value:
             raise TypeError(f"{name} must be a non-empty string")
+    for name, value in (("tenant", tenant), ("request_id", request_id)):
+        if value is not None and (
+            not isinstance(value, str) or not value or len(value) > _TEXT_LIMIT
+        ):
+            raise ValueError(f"{name} must be a string of 1 to {_TEXT_LIMIT} characters")
     if key is not None and (not isinstance(key, str) or not key or len(key) > _KEY_LIMIT):
         raise ValueError(f"idempotency_key must be a string of 1 to {_KEY_LIMIT} characters")
 
