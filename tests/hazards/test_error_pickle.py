@@ -25,6 +25,7 @@ from schemacore import runtime
 from schemacore.ecma262 import PatternError, translate
 from schemacore.pointer import PointerError
 from schemacore.runtime.gateway import Gateway, GatewayConfigError, ToolFailure
+from schemacore.runtime.gateway.process import ProcessTimeout
 
 from ..runtime.contracts import valid_contract
 
@@ -162,6 +163,7 @@ EXAMPLES: dict[type[BaseException], Callable[[], list[BaseException]]] = {
     GatewayConfigError: _gateway_config_errors,
     ToolFailure: lambda: [ToolFailure("rate_limited", "slow down"), ToolFailure("bare")],
     PointerError: lambda: [PointerError("no member 'a'")],
+    ProcessTimeout: lambda: [ProcessTimeout("the child was killed at its deadline")],
     PatternError: _pattern_errors,
 }
 
