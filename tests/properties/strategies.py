@@ -32,6 +32,8 @@ __all__ = [
     "instances_for",
     "json_values",
     "lift_defs",
+    "number_twins",
+    "numeric_schemas",
 ]
 
 NAMES = ["a", "b", "c", "foo", "x1"]
@@ -41,14 +43,54 @@ TYPES = ["null", "boolean", "object", "array", "number", "string", "integer"]
 FORMATS = ["email", "date", "uri", "ipv4", "regex", "uuid"]
 
 _keys = st.sampled_from(NAMES) | st.text(alphabet="abcxo1_", max_size=3)
+# Integral floats past 2**53, where the shortest repr is another integer than the
+# float's own value (json.loads gives 2.0**60 for "1152921504606846976.0").
+_big_integral_floats = st.builds(
+    lambda mantissa, exponent: float(mantissa * 2**exponent),
+    st.integers(-(2**53), 2**53),
+    st.integers(1, 900),
+)
 _numbers = (
     st.integers(-5, 5)
     | st.integers()
-    | st.sampled_from([0.0, 1.0, -1.0, 0.5, 2.5, 1e-9, 1e300, -1e300, 3.0])
+    | st.sampled_from([0.0, 1.0, -1.0, 0.5, 2.5, 1e-9, 1e300, -1e300, 3.0, 2.0**60, 4.02])
     | st.floats(allow_nan=False, allow_infinity=False)
+    | _big_integral_floats
 )
 _strings = st.sampled_from(NAMES) | st.text(alphabet="abcxyoAB01 \u00e9\U0001f600", max_size=5)
 _scalars = st.none() | st.booleans() | _numbers | _strings
+
+
+class _Float(float):
+    """A float subclass whose repr is no number literal, like numpy.float64's."""
+
+    def __repr__(self) -> str:
+        return f"f64({float(self)!r})"
+
+
+class _Int(int):
+    def __repr__(self) -> str:
+        return f"i64({int(self)})"
+
+
+def _twin(number: int | float) -> list[Any]:
+    """Other Python spellings of the JSON number ``number``."""
+    twins: list[Any] = [_Int(number) if isinstance(number, int) else _Float(number)]
+    if isinstance(number, float) and number.is_integer():
+        twins.append(int(number))
+    elif isinstance(number, int) and float(number) == number:
+        twins.append(float(number))
+    return twins
+
+
+@st.composite
+def number_twins(draw: st.DrawFn) -> tuple[Any, Any]:
+    """(a number, an equal JSON number spelt otherwise: an int for an integral float,
+    a float for an int it holds exactly, or an int/float subclass)."""
+    number = draw(
+        _numbers.filter(lambda n: not isinstance(n, int) or abs(n) < 10**300) | _big_integral_floats
+    )
+    return number, draw(st.sampled_from(_twin(number)))
 
 
 def json_values(max_leaves: int = 10) -> st.SearchStrategy[Any]:
@@ -64,7 +106,9 @@ def json_values(max_leaves: int = 10) -> st.SearchStrategy[Any]:
 
 _small = st.integers(0, 4)
 _bounds = st.integers(-5, 5) | st.sampled_from([0.5, 2.5, -1.5, 1e300])
-_multiples = st.sampled_from([1, 2, 3, 0.5, 1.5, 0.1, 0.0001, 1e-300, 1e300]) | st.integers(1, 7)
+_multiples = st.sampled_from(
+    [1, 2, 3, 16, 16.0, 2**60, 0.5, 1.5, 0.1, 0.01, 0.0001, 1e-300, 1e300]
+) | st.integers(1, 7)
 _name_lists = st.lists(st.sampled_from(NAMES), unique=True, max_size=3)
 
 # Keywords whose values hold no subschema.
@@ -171,6 +215,19 @@ def schemas(draw: st.DrawFn, depth: int, refs: tuple[str, ...], descended: bool)
             schema[keyword] = draw(st.lists(below(False), min_size=1, max_size=3))
         else:
             schema[keyword] = draw(below(keyword in _DESCENDING))
+    return schema
+
+
+_NUMERIC = ("multipleOf", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum")
+
+
+@st.composite
+def numeric_schemas(draw: st.DrawFn) -> Any:
+    """A schema of number keywords only, so every draw exercises them."""
+    chosen = draw(st.lists(st.sampled_from(_NUMERIC), unique=True, min_size=1, max_size=3))
+    schema: dict[str, Any] = {keyword: draw(_VALUES[keyword]) for keyword in chosen}
+    if draw(st.booleans()):
+        schema["multipleOf"] = draw(_multiples | _big_integral_floats.map(abs).filter(bool))
     return schema
 
 

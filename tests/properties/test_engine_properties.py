@@ -26,7 +26,15 @@ import schemacore
 from schemacore import ExecutionFailure, SchemaCoreError
 
 from .profiles import PROFILE
-from .strategies import documents, hostile_documents, instances_for, json_values, lift_defs
+from .strategies import (
+    documents,
+    hostile_documents,
+    instances_for,
+    json_values,
+    lift_defs,
+    number_twins,
+    numeric_schemas,
+)
 
 # is_valid runs on closures first and switches to generated code once a validator has
 # been used enough; this many rounds over the instances is well past that point.
@@ -140,6 +148,31 @@ def test_is_valid_agrees_with_iter_errors(case: tuple[Any, list[Any]]) -> None:
                 validator.validate(instance)
         else:
             assert errors == valid, "both paths must fail the same way"
+
+
+def places(validator: schemacore.Validator, instance: Any) -> Any:
+    summary = error_summary(validator, instance)
+    return [row[:3] for row in summary] if isinstance(summary, list) else summary
+
+
+@PROFILE
+@given(documents() | numeric_schemas(), number_twins())
+def test_equal_numbers_answer_alike(schema: Any, twins: tuple[Any, Any]) -> None:
+    # JSON has one number type: 2.0**60 is 2**60, and a numpy-like float subclass is
+    # its value. Every path answers both spellings alike, in the same places.
+    number, twin = twins
+    note(f"twin: {twin!r} ({type(twin).__name__})")
+    validator = compiled(schema)
+    hot = warmed(compiled(schema), [number])
+    for wrap in (lambda x: x, lambda x: [x, x], lambda x: dict.fromkeys(["a", "b"], x)):
+        plain, other = wrap(number), wrap(twin)
+        expected = answer(validator, plain)
+        assert answer(validator, other) == expected
+        assert answer(hot, other) == expected
+        # Messages quote the instance, so only where the errors are must agree.
+        assert places(validator, other) == places(validator, plain)
+        if isinstance(expected, bool):
+            assert validator.evaluate(other).valid == expected
 
 
 # -- equivalent wrappers --------------------------------------------------------------
