@@ -219,7 +219,9 @@ class Validator:
         errors = [] if valid else list(self.iter_errors(instance))
         state = self._start(instance)
         try:
-            tree = evaluate_node(self._node, instance)
+            tree = evaluate_node(
+                self._node, instance, state, self._options.limits.max_instance_depth
+            )
         except RecursionError:
             _too_deep("the instance")
         finally:

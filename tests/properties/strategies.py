@@ -34,6 +34,7 @@ __all__ = [
     "lift_defs",
     "number_twins",
     "numeric_schemas",
+    "recursive_chains",
 ]
 
 NAMES = ["a", "b", "c", "foo", "x1"]
@@ -384,3 +385,81 @@ def hostile_documents(draw: st.DrawFn) -> Any:
         )
     )
     return _mutate(base, edits)
+
+
+# -- recursive schemas and instances deep enough to reach the depth limit -------------
+
+# One step of a cycle: how a schema object hands the next one the child at "a" (an
+# object) or at index 0 (an array). Each wraps the next schema ``s``.
+_OBJECT_STEPS: list[Any] = [
+    lambda s: {"properties": {"a": s}},
+    lambda s: {"additionalProperties": s},
+    lambda s: {"patternProperties": {"^a$": s}},
+    lambda s: {"properties": {"b": True}, "unevaluatedProperties": s},
+    lambda s: {"dependentSchemas": {"a": {"properties": {"a": s}}}},
+]
+_ARRAY_STEPS: list[Any] = [
+    lambda s: {"items": s},
+    lambda s: {"prefixItems": [s]},
+    lambda s: {"contains": s},
+    lambda s: {"unevaluatedItems": s},
+]
+# In-place wrappers around a step: the cycle still consumes one level per step.
+_WRAPPERS: list[Any] = [
+    lambda s: s,
+    lambda s: s,
+    lambda s: {"allOf": [s]},
+    lambda s: {"anyOf": [s, False]},
+    lambda s: {"if": True, "then": s},
+    lambda s: {"not": {"not": s}},
+]
+# Assertions of the cycle's target that every container of the chain satisfies (so
+# that no path can stop early on them) and that a scalar leaf may fail.
+_LEAF_CHECKS: dict[str, st.SearchStrategy[Any]] = {
+    "minimum": st.integers(-2, 2),
+    "maxLength": st.integers(0, 3),
+    "pattern": st.sampled_from(PATTERNS),
+    "multipleOf": st.sampled_from([1, 2, 0.5]),
+    "const": st.none(),
+}
+
+
+@st.composite
+def recursive_chains(draw: st.DrawFn) -> tuple[Any, Any, int]:
+    """(recursive schema, chain instance, max_instance_depth): a cycle of one to
+    three steps back to the root, through wrappers and ``$defs`` hops, and an
+    instance nested around the depth at which the limit is reached."""
+    kind = draw(st.sampled_from(["array", "object"]))
+    steps = _ARRAY_STEPS if kind == "array" else _OBJECT_STEPS
+    limit = draw(st.sampled_from([3, 5, 8, 13, 256]))
+    # At the default limit, one step per cycle: a few hundred levels of instance,
+    # within what the error paths' generators reach before Python's recursion limit.
+    length = draw(st.integers(1, 1 if limit > 100 else 3))
+    defs: dict[str, Any] = {}
+    inner: Any = {"$ref": "#"}
+    for index in range(length):
+        inner = draw(st.sampled_from(_WRAPPERS))(draw(st.sampled_from(steps))(inner))
+        if index < length - 1 and draw(st.booleans()):
+            defs[f"s{index}"] = inner
+            inner = {"$ref": f"#/$defs/s{index}"}
+    root: dict[str, Any] = dict(inner)
+    extra = st.lists(st.sampled_from(["string", "number", "null"]), unique=True, max_size=2)
+    types = [kind, *draw(extra)]
+    if draw(st.booleans()):
+        root["type"] = types
+    for keyword in draw(st.lists(st.sampled_from(sorted(_LEAF_CHECKS)), unique=True, max_size=2)):
+        if keyword not in root:
+            root[keyword] = draw(_LEAF_CHECKS[keyword]) if keyword != "const" else None
+    if "const" in root:
+        root.pop("const")
+        root["not"] = {"type": "boolean"}
+    if defs:
+        root["$defs"] = defs
+    # Around the instance depth at which the limit is reached, and well within it.
+    edge = limit * length
+    depth = draw(st.integers(max(0, edge - 3), edge + length + 2) | st.integers(0, min(edge, 40)))
+    leaf = draw(st.none() | _scalars)
+    instance: Any = leaf
+    for _ in range(depth):
+        instance = [instance] if kind == "array" else {"a": instance}
+    return root, instance, limit

@@ -34,6 +34,7 @@ from .strategies import (
     lift_defs,
     number_twins,
     numeric_schemas,
+    recursive_chains,
 )
 
 # is_valid runs on closures first and switches to generated code once a validator has
@@ -173,6 +174,48 @@ def test_equal_numbers_answer_alike(schema: Any, twins: tuple[Any, Any]) -> None
         assert places(validator, other) == places(validator, plain)
         if isinstance(expected, bool):
             assert validator.evaluate(other).valid == expected
+
+
+def four_paths(schema: Any, instance: Any, limits: schemacore.Limits) -> list[Any]:
+    """is_valid (closures, then generated code), iter_errors, validate, evaluate:
+    each answer, or the class and limit of the failure."""
+    cold, hot = schemacore.compile(schema, limits=limits), schemacore.compile(schema, limits=limits)
+    hot._promote()
+    found: list[Any] = []
+
+    def validated(validator: schemacore.Validator) -> bool:
+        try:
+            validator.validate(instance)
+        except schemacore.ValidationError:
+            return False
+        return True
+
+    calls: list[Callable[[], Any]] = [
+        lambda: cold.is_valid(instance),
+        lambda: hot.is_valid(instance),
+        lambda: not list(cold.iter_errors(instance)),
+        lambda: validated(cold),
+        lambda: cold.evaluate(instance).valid,
+    ]
+    for call in calls:
+        try:
+            found.append(call())
+        except SchemaCoreError as exc:
+            found.append((type(exc).__name__, getattr(exc, "limit", None)))
+    return found
+
+
+@PROFILE
+@given(recursive_chains())
+def test_every_path_counts_recursion_alike(chain: tuple[Any, Any, int]) -> None:
+    # One depth accounting: edges that close a cycle, against max_instance_depth.
+    schema, instance, limit = chain
+    note(f"schema: {schema!r}, limit {limit}")
+    found = four_paths(schema, instance, schemacore.Limits(max_instance_depth=limit))
+    event("limit" if isinstance(found[0], tuple) else "answered")
+    assert all(answer == found[0] for answer in found), f"the paths disagree: {found}"
+    if isinstance(found[0], tuple):
+        assert found[0] == ("ExecutionFailure", "max_instance_depth")
 
 
 # -- equivalent wrappers --------------------------------------------------------------
