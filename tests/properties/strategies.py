@@ -18,6 +18,7 @@ positions, for properties that must hold even for invalid schemas.
 from __future__ import annotations
 
 import copy
+import json
 from collections.abc import Iterator
 from typing import Any
 
@@ -30,6 +31,7 @@ __all__ = [
     "harvest",
     "hostile_documents",
     "instances_for",
+    "json_texts",
     "json_values",
     "lift_defs",
     "number_twins",
@@ -57,6 +59,9 @@ _numbers = (
     | st.sampled_from([0.0, 1.0, -1.0, 0.5, 2.5, 1e-9, 1e300, -1e300, 3.0, 2.0**60, 4.02])
     | st.floats(allow_nan=False, allow_infinity=False)
     | _big_integral_floats
+    # Longer than Python writes as text (sys.get_int_max_str_digits): messages that
+    # quote one, alone or inside a const/enum container, must describe it instead.
+    | st.sampled_from([1, -1]).map(lambda sign: sign * 10**5000)
 )
 _strings = st.sampled_from(NAMES) | st.text(alphabet="abcxyoAB01 \u00e9\U0001f600", max_size=5)
 _scalars = st.none() | st.booleans() | _numbers | _strings
@@ -463,3 +468,33 @@ def recursive_chains(draw: st.DrawFn) -> tuple[Any, Any, int]:
     for _ in range(depth):
         instance = [instance] if kind == "array" else {"a": instance}
     return root, instance, limit
+
+
+# -- JSON text for contentMediaType ------------------------------------------------------
+
+# Text Python's json module reads but RFC 8259 does not allow.
+_NOT_RFC_8259 = ["NaN", "Infinity", "-Infinity", "[NaN]", '{"a": -Infinity}', "[1, Infinity]"]
+# Valid JSON no parser limit lets through: too deep for Python, or an integer longer
+# than Python converts.
+_BEYOND_LIMITS = ["[" * 5000 + "]" * 5000, "7" * 5000, '{"a": [' + "1" * 4301 + "]}"]
+
+
+@st.composite
+def json_texts(draw: st.DrawFn) -> tuple[str, Any]:
+    """(text, what it holds): a JSON value, "not JSON" for NaN/Infinity, or "limit"."""
+    choice = draw(st.integers(0, 5))
+    if choice == 0:
+        return draw(st.sampled_from(_NOT_RFC_8259)), "not JSON"
+    if choice == 1:
+        return draw(st.sampled_from(_BEYOND_LIMITS)), "limit"
+    value = draw(json_values().filter(lambda v: "e+5000" not in repr_safe(v)))
+    return json.dumps(value), value
+
+
+def repr_safe(value: Any) -> str:
+    """A huge integer's marker for json_texts' filter (json.dumps cannot write one)."""
+    try:
+        json.dumps(value)
+    except ValueError:
+        return "e+5000"
+    return ""
