@@ -192,6 +192,9 @@ class Validator:
         if self._memoises:
             # Answers of an earlier call may not hold: the caller can change values.
             state.forget()
+        # The contexts this call's errors write later share a budget of their own
+        # (the earlier call's errors keep theirs).
+        state.reads = None
         if limits.time_budget is not None:
             state.deadline = monotonic() + limits.time_budget
         if limits.max_instance_nodes is not None:

@@ -88,3 +88,20 @@ def test_reading_the_context_later_leaves_no_trace() -> None:
         assert (state.depth, state.memo, state.applied, state.repeats) == (0, None, None, 0)
         assert not validator.is_valid([[1], 2])  # nothing finite is valid here
         assert [e.keyword for e in validator.iter_errors([[1], 2])] == [e.keyword for e in errors]
+
+
+def test_each_call_s_contexts_have_a_time_budget_of_their_own() -> None:
+    # A cycle without fan-out (nothing memoises): the budget the contexts of one
+    # report share must not carry over to the next call's report.
+    schema = {"type": ["array", "integer"], "items": {"$ref": "#"}, "contains": {"type": "string"}}
+    validator = schemacore.compile(schema, limits=Limits(time_budget=0.5))
+    instance = list(range(20_000))
+    spent = 0.0
+    for _ in range(40):
+        (error,) = validator.iter_errors(instance)
+        start = time.perf_counter()
+        assert len(error.context) == len(instance)
+        spent += time.perf_counter() - start
+        if spent > 1.5:
+            break
+    assert spent > 0.5, "the reads took too little time to tell"
