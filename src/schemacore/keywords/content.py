@@ -3,7 +3,9 @@
 These are annotations in Draft 2020-12 unless ``content_assertion=True``. Then a
 string must decode with its ``contentEncoding`` (base64, base64url, base32, base16),
 the result must parse as its ``contentMediaType`` (``application/json`` and its
-``+json`` relatives), and the parsed document must match ``contentSchema``. Encodings
+``+json`` relatives, as RFC 8259 JSON: ``NaN`` and ``Infinity`` are not), and the
+parsed document must match ``contentSchema``. Text this process cannot parse (too
+deep for Python, an integer longer than it converts) is an ExecutionFailure. Encodings
 and media types schemacore does not know stay annotations. The instance itself is
 never changed: decoding works on a copy.
 """
