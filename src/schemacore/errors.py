@@ -9,7 +9,7 @@ An instance that merely does not match its schema is reported as a
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
 
 from .paths import Path, to_pointer
@@ -98,17 +98,20 @@ class ValidationError(Exception):
         absolute_keyword_location: the absolute URI of the failing keyword, with a
             JSON Pointer fragment, independent of how it was reached.
         instance: the failing part of the instance (the caller's object, not a copy).
-        context: for ``anyOf``/``oneOf``, the errors of the branches that failed.
+        context: for ``anyOf``/``oneOf``, the errors of the branches that failed; for
+            ``contains``, the errors of each item (written when first read, from the
+            instance as it is then: an array of a million items costs nothing until
+            someone looks).
     """
 
     # Slots: an error is built for every failure iter_errors reports, and slot stores
     # cost a third of dictionary ones.
     __slots__ = (
+        "_context",
         "_instance_location",
         "_keyword_location",
         "_paths",
         "absolute_keyword_location",
-        "context",
         "instance",
         "keyword",
         "message",
@@ -133,7 +136,8 @@ class ValidationError(Exception):
         self._paths: tuple[Path, Path] = (None, None)
         self.absolute_keyword_location = absolute_keyword_location
         self.instance = instance
-        self.context: tuple[ValidationError, ...] = tuple(context)
+        self._context: tuple[ValidationError, ...] | Callable[[], tuple[ValidationError, ...]]
+        self._context = tuple(context)
 
     @classmethod
     def _at(
@@ -144,7 +148,7 @@ class ValidationError(Exception):
         keyword_path: Path,
         absolute_keyword_location: str,
         instance: Any,
-        context: tuple[ValidationError, ...],
+        context: tuple[ValidationError, ...] | Callable[[], tuple[ValidationError, ...]],
     ) -> ValidationError:
         """An error whose two JSON Pointers are written on first read: many callers
         only count errors or read their messages, and the pointers cost the most."""
@@ -156,8 +160,20 @@ class ValidationError(Exception):
         error._paths = (instance_path, keyword_path)
         error.absolute_keyword_location = absolute_keyword_location
         error.instance = instance
-        error.context = context
+        error._context = context
         return error
+
+    @property
+    def context(self) -> tuple[ValidationError, ...]:
+        """The errors this one summarises (see the class docstring)."""
+        context = self._context
+        if not isinstance(context, tuple):
+            context = self._context = context()
+        return context
+
+    @context.setter
+    def context(self, value: Sequence[ValidationError]) -> None:
+        self._context = tuple(value)
 
     @property
     def instance_location(self) -> str:

@@ -11,12 +11,13 @@ verdict is the same here as on the fast path.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeAlias
 
 from .compiler import Node, SchemaContext, type_matches
 from .errors import ValidationError
+from .guard import CallState, too_deep
 from .jsonvalue import json_type, type_name
 from .keywords.core import count_repeat
 from .pointer import escape
@@ -66,13 +67,16 @@ class Unit:
 
 
 def iter_annotations(unit: Unit) -> Iterator[Unit]:
-    """Annotation units of a tree, skipping every subtree that did not pass."""
-    if not unit.valid:
-        return
-    if unit.has_annotation:
-        yield unit
-    for child in unit.children:
-        yield from iter_annotations(child)
+    """Annotation units of a tree, depth first, skipping every subtree that did not
+    pass. Iterative: a tree is several units deep per level of the instance."""
+    pending = [unit]
+    while pending:
+        current = pending.pop()
+        if not current.valid:
+            continue
+        if current.has_annotation:
+            yield current
+        pending.extend(reversed(current.children))
 
 
 def _join(pointer: str, token: str | int) -> str:
@@ -85,16 +89,59 @@ def _first_message(errors: Iterator[ValidationError], fallback: str) -> str:
     return fallback
 
 
-Handler = Callable[["_Evaluation", Node, SchemaContext, Any, Any, Unit], None]
+# The walk is a trampoline: a step asks for a subschema to be applied by yielding
+# (target node, value, instance location, evaluation path, whether the edge closes
+# a cycle, the unit the result belongs to) and is sent the target's unit, appended
+# to that unit's children. _Evaluation.run keeps the pending steps on
+# a list, so a deep instance costs no Python recursion, and counts the depth as
+# is_valid does: one level per edge that closes a cycle, against max_instance_depth.
+Request: TypeAlias = "tuple[Node, Any, str, str, bool, Unit]"
+Walk: TypeAlias = "Generator[Request, Unit, Unit]"
+Steps: TypeAlias = "Generator[Request, Unit, None]"
+Handler = Callable[["_Evaluation", Node, SchemaContext, Any, Any, Unit], "Steps | None"]
 
 
 class _Evaluation:
     """One call of ``evaluate``: the walk and its helpers."""
 
-    def __init__(self) -> None:
+    def __init__(self, state: CallState, limit: int) -> None:
         self.current: list[Unit] | None = None
+        self.state = state
+        self.limit = limit
 
-    def node(self, node: Node, x: Any, ipath: str, kpath: str) -> Unit:
+    def run(self, root: Node, instance: Any) -> Unit:
+        state = self.state
+        # Each pending walk with its depth; state.depth is that depth while it runs,
+        # so the compiled closures it calls count on from there.
+        stack: list[tuple[Walk, int, Unit | None]] = [
+            (self.node(root, instance, "", ""), state.depth, None)
+        ]
+        sent: Any = None
+        while True:
+            walk, depth, parent = stack[-1]
+            saved = state.depth
+            state.depth = depth
+            try:
+                request = walk.send(sent)
+            except StopIteration as done:
+                stack.pop()
+                result: Unit = done.value
+                if parent is None:
+                    return result
+                parent.children.append(result)
+                sent = result
+                continue
+            finally:
+                state.depth = saved
+            target, x, ipath, kpath, closing, owner = request
+            if closing:
+                depth += 1
+                if depth > self.limit:
+                    raise too_deep(self.limit, target.uri, ipath)
+            stack.append((self.node(target, x, ipath, kpath), depth, owner))
+            sent = None
+
+    def node(self, node: Node, x: Any, ipath: str, kpath: str) -> Walk:
         if node.memo:
             count_repeat(node, x, ipath)
         unit = Unit(kpath, node.uri, ipath)
@@ -113,19 +160,23 @@ class _Evaluation:
             if name in ("unevaluatedProperties", "unevaluatedItems"):
                 last.append((name, value))
                 continue
-            unit.children.append(self.keyword(node, ctx, name, value, x, ipath, kpath))
+            child, steps = self.keyword(node, ctx, name, value, x, ipath, kpath)
+            if steps is not None:
+                yield from steps
+            unit.children.append(child)
         for name, value in last:
             # unevaluated* read the units of their siblings, built just above.
             self.current = unit.children
-            unit.children.append(self.keyword(node, ctx, name, value, x, ipath, kpath))
+            child, steps = self.keyword(node, ctx, name, value, x, ipath, kpath)
+            if steps is not None:
+                yield from steps
+            unit.children.append(child)
         unit.valid = all(child.valid for child in unit.children)
         return unit
 
     @staticmethod
     def _active(ctx: SchemaContext, name: str) -> bool:
-        from .keywords import VOCABULARY_OF
-
-        vocabulary = VOCABULARY_OF.get(name)
+        vocabulary = _vocabulary_of().get(name)
         if vocabulary is None:
             return True  # an unknown keyword: an annotation
         if name == "format":
@@ -134,18 +185,20 @@ class _Evaluation:
 
     def keyword(
         self, node: Node, ctx: SchemaContext, name: str, value: Any, x: Any, ipath: str, kpath: str
-    ) -> Unit:
+    ) -> tuple[Unit, Steps | None]:
+        """The keyword's unit, and the steps that fill it in when it applies
+        subschemas (None when it is already complete)."""
         unit = Unit(_join(kpath, name), ctx.location(name), ipath, keyword=name)
         handler = _HANDLERS.get(name)
         if handler is not None:
-            handler(self, node, ctx, value, x, unit)
-        elif name in _ANNOTATIONS:
+            return unit, handler(self, node, ctx, value, x, unit)
+        if name in _ANNOTATIONS:
             self.annotation(node, name, value, x, unit)
         elif name not in _KNOWN:
             unit.annotation = value  # unknown keywords are annotations
         else:
             self.assertion(node, name, x, unit)
-        return unit
+        return unit, None
 
     # -- assertions and annotations ---------------------------------------------
 
@@ -180,14 +233,28 @@ class _Evaluation:
 
     def child(
         self, node: Node, tokens: tuple[str | int, ...], x: Any, ipath: str, unit: Unit
-    ) -> Unit:
+    ) -> Request:
+        """The request to apply the subschema at ``tokens`` to ``x``; run() appends
+        its unit to ``unit`` and sends it back."""
         target = node.children[tokens]
         location = unit.keyword_location
         for token in tokens[1:]:
             location = _join(location, token)
-        result = self.node(target, x, ipath, location)
-        unit.children.append(result)
-        return result
+        return target, x, ipath, location, tokens in node.back, unit
+
+
+_VOCABULARY_OF: dict[str, str] | None = None
+
+
+def _vocabulary_of() -> dict[str, str]:
+    # Imported on first use (the keywords package imports this module's users);
+    # kept, since a function-level import costs a lookup per keyword evaluated.
+    global _VOCABULARY_OF
+    if _VOCABULARY_OF is None:
+        from .keywords import VOCABULARY_OF
+
+        _VOCABULARY_OF = VOCABULARY_OF
+    return _VOCABULARY_OF
 
 
 def _applies(applies_to: str | None, x: Any) -> bool:
@@ -208,19 +275,19 @@ def _type(ev: _Evaluation, node: Node, ctx: SchemaContext, value: Any, x: Any, u
 
 def _properties(
     ev: _Evaluation, node: Node, ctx: SchemaContext, value: Any, x: Any, u: Unit
-) -> None:
+) -> Steps:
     if not isinstance(x, dict):
         return
     matched = [name for name in value if name in x]
     for name in matched:
-        ev.child(node, ("properties", name), x[name], _join(u.instance_location, name), u)
+        yield ev.child(node, ("properties", name), x[name], _join(u.instance_location, name), u)
     u.valid = all(c.valid for c in u.children)
     u.annotation = matched
 
 
 def _pattern_properties(
     ev: _Evaluation, node: Node, ctx: SchemaContext, value: Any, x: Any, u: Unit
-) -> None:
+) -> Steps:
     if not isinstance(x, dict):
         return
     from .keywords.applicator import pattern_searches
@@ -233,7 +300,7 @@ def _pattern_properties(
             if search(key):
                 hit = True
                 where = _join(u.instance_location, key)
-                ev.child(node, ("patternProperties", pattern), member, where, u)
+                yield ev.child(node, ("patternProperties", pattern), member, where, u)
         if hit:
             matched.append(key)
     u.valid = all(c.valid for c in u.children)
@@ -242,7 +309,7 @@ def _pattern_properties(
 
 def _additional_properties(
     ev: _Evaluation, node: Node, ctx: SchemaContext, value: Any, x: Any, u: Unit
-) -> None:
+) -> Steps:
     if not isinstance(x, dict):
         return
     from .keywords.applicator import pattern_searches
@@ -252,54 +319,56 @@ def _additional_properties(
     searches = pattern_searches(ctx, patterns, "patternProperties")
     extra = [k for k in x if k not in known and not any(s(k) for s in searches)]
     for key in extra:
-        ev.child(node, ("additionalProperties",), x[key], _join(u.instance_location, key), u)
+        yield ev.child(node, ("additionalProperties",), x[key], _join(u.instance_location, key), u)
     u.valid = all(c.valid for c in u.children)
     u.annotation = extra
 
 
 def _property_names(
     ev: _Evaluation, node: Node, ctx: SchemaContext, value: Any, x: Any, u: Unit
-) -> None:
+) -> Steps:
     if not isinstance(x, dict):
         return
     for key in x:
         # The name is the instance; annotations on names are not kept (there is no
         # instance location for a name), so the unit carries only the verdict.
-        result = ev.child(node, ("propertyNames",), key, u.instance_location, u)
+        result = yield ev.child(node, ("propertyNames",), key, u.instance_location, u)
         result.children = [c for c in result.children if not c.valid]
     u.valid = all(c.valid for c in u.children)
 
 
 def _prefix_items(
     ev: _Evaluation, node: Node, ctx: SchemaContext, value: Any, x: Any, u: Unit
-) -> None:
+) -> Steps:
     if not isinstance(x, list):
         return
     count = min(len(value), len(x))
     for index in range(count):
-        ev.child(node, ("prefixItems", index), x[index], _join(u.instance_location, index), u)
+        yield ev.child(node, ("prefixItems", index), x[index], _join(u.instance_location, index), u)
     u.valid = all(c.valid for c in u.children)
     if count:
         u.annotation = True if count == len(x) else count - 1
 
 
-def _items(ev: _Evaluation, node: Node, ctx: SchemaContext, value: Any, x: Any, u: Unit) -> None:
+def _items(ev: _Evaluation, node: Node, ctx: SchemaContext, value: Any, x: Any, u: Unit) -> Steps:
     if not isinstance(x, list):
         return
     start = len(ctx.schema.get("prefixItems", ())) if ctx.active("prefixItems") else 0
     for index in range(start, len(x)):
-        ev.child(node, ("items",), x[index], _join(u.instance_location, index), u)
+        yield ev.child(node, ("items",), x[index], _join(u.instance_location, index), u)
     u.valid = all(c.valid for c in u.children)
     if len(x) > start:
         u.annotation = True
 
 
-def _contains(ev: _Evaluation, node: Node, ctx: SchemaContext, value: Any, x: Any, u: Unit) -> None:
+def _contains(
+    ev: _Evaluation, node: Node, ctx: SchemaContext, value: Any, x: Any, u: Unit
+) -> Steps:
     if not isinstance(x, list):
         return
     matched = []
     for index, item in enumerate(x):
-        result = ev.child(node, ("contains",), item, _join(u.instance_location, index), u)
+        result = yield ev.child(node, ("contains",), item, _join(u.instance_location, index), u)
         if result.valid:
             matched.append(index)
     compiled = node.keywords.get("contains")
@@ -311,23 +380,23 @@ def _contains(ev: _Evaluation, node: Node, ctx: SchemaContext, value: Any, x: An
     u.annotation = True if len(matched) == len(x) and x else matched
 
 
-def _all_of(ev: _Evaluation, node: Node, ctx: SchemaContext, value: Any, x: Any, u: Unit) -> None:
+def _all_of(ev: _Evaluation, node: Node, ctx: SchemaContext, value: Any, x: Any, u: Unit) -> Steps:
     for index in range(len(value)):
-        ev.child(node, ("allOf", index), x, u.instance_location, u)
+        yield ev.child(node, ("allOf", index), x, u.instance_location, u)
     u.valid = all(c.valid for c in u.children)
 
 
-def _any_of(ev: _Evaluation, node: Node, ctx: SchemaContext, value: Any, x: Any, u: Unit) -> None:
+def _any_of(ev: _Evaluation, node: Node, ctx: SchemaContext, value: Any, x: Any, u: Unit) -> Steps:
     for index in range(len(value)):
-        ev.child(node, ("anyOf", index), x, u.instance_location, u)
+        yield ev.child(node, ("anyOf", index), x, u.instance_location, u)
     u.valid = any(c.valid for c in u.children)
     if not u.valid:
         u.error = "the value is not valid under any of the anyOf schemas"
 
 
-def _one_of(ev: _Evaluation, node: Node, ctx: SchemaContext, value: Any, x: Any, u: Unit) -> None:
+def _one_of(ev: _Evaluation, node: Node, ctx: SchemaContext, value: Any, x: Any, u: Unit) -> Steps:
     for index in range(len(value)):
-        ev.child(node, ("oneOf", index), x, u.instance_location, u)
+        yield ev.child(node, ("oneOf", index), x, u.instance_location, u)
     passed = sum(1 for c in u.children if c.valid)
     u.valid = passed == 1
     if passed == 0:
@@ -336,8 +405,8 @@ def _one_of(ev: _Evaluation, node: Node, ctx: SchemaContext, value: Any, x: Any,
         u.error = "the value is valid under more than one of the oneOf schemas"
 
 
-def _not(ev: _Evaluation, node: Node, ctx: SchemaContext, value: Any, x: Any, u: Unit) -> None:
-    result = ev.child(node, ("not",), x, u.instance_location, u)
+def _not(ev: _Evaluation, node: Node, ctx: SchemaContext, value: Any, x: Any, u: Unit) -> Steps:
+    result = yield ev.child(node, ("not",), x, u.instance_location, u)
     u.valid = not result.valid
     if not u.valid:
         u.error = "the value must not be valid under the not schema"
@@ -346,13 +415,15 @@ def _not(ev: _Evaluation, node: Node, ctx: SchemaContext, value: Any, x: Any, u:
 
 
 def _drop_annotations(unit: Unit) -> None:
-    unit.annotation = _NO_ANNOTATION
-    for child in unit.children:
-        _drop_annotations(child)
+    pending = [unit]
+    while pending:
+        current = pending.pop()
+        current.annotation = _NO_ANNOTATION
+        pending.extend(current.children)
 
 
-def _if(ev: _Evaluation, node: Node, ctx: SchemaContext, value: Any, x: Any, u: Unit) -> None:
-    condition = ev.child(node, ("if",), x, u.instance_location, u)
+def _if(ev: _Evaluation, node: Node, ctx: SchemaContext, value: Any, x: Any, u: Unit) -> Steps:
+    condition = yield ev.child(node, ("if",), x, u.instance_location, u)
     # The condition's verdict is not an error; its annotations count if it passed.
     branch = "then" if condition.valid else "else"
     if not condition.valid:
@@ -360,20 +431,19 @@ def _if(ev: _Evaluation, node: Node, ctx: SchemaContext, value: Any, x: Any, u: 
     if (branch,) in node.children and ctx.active(branch):
         target = node.children[(branch,)]
         location = u.keyword_location.rpartition("/")[0] + "/" + branch
-        result = ev.node(target, x, u.instance_location, location)
-        u.children.append(result)
+        result = yield target, x, u.instance_location, location, (branch,) in node.back, u
         u.valid = result.valid
 
 
 def _dependent_schemas(
     ev: _Evaluation, node: Node, ctx: SchemaContext, value: Any, x: Any, u: Unit
-) -> None:
+) -> Steps:
     if not isinstance(x, dict):
         return
     keyword = u.keyword or "dependentSchemas"
     for name, sub in value.items():
         if name in x and not isinstance(sub, list):
-            ev.child(node, (keyword, name), x, u.instance_location, u)
+            yield ev.child(node, (keyword, name), x, u.instance_location, u)
     u.valid = all(c.valid for c in u.children)
     if keyword == "dependencies":
         ev.assertion(node, "dependencies", x, u)
@@ -387,15 +457,15 @@ def _dependent_required(
 
 def _reference(
     ev: _Evaluation, node: Node, ctx: SchemaContext, value: Any, x: Any, u: Unit
-) -> None:
+) -> Steps:
     assert u.keyword is not None
-    result = ev.child(node, (u.keyword,), x, u.instance_location, u)
+    result = yield ev.child(node, (u.keyword,), x, u.instance_location, u)
     u.valid = result.valid
 
 
 def _unevaluated_properties(
     ev: _Evaluation, node: Node, ctx: SchemaContext, value: Any, x: Any, u: Unit
-) -> None:
+) -> Steps:
     if not isinstance(x, dict):
         return
     parent = _siblings(ev, u)
@@ -405,7 +475,7 @@ def _unevaluated_properties(
         return
     left = [key for key in x if key not in seen]
     for key in left:
-        ev.child(node, ("unevaluatedProperties",), x[key], _join(u.instance_location, key), u)
+        yield ev.child(node, ("unevaluatedProperties",), x[key], _join(u.instance_location, key), u)
     u.valid = all(c.valid for c in u.children)
     if not u.valid and value is False:
         u.error = "unevaluated properties are not allowed"
@@ -414,7 +484,7 @@ def _unevaluated_properties(
 
 def _unevaluated_items(
     ev: _Evaluation, node: Node, ctx: SchemaContext, value: Any, x: Any, u: Unit
-) -> None:
+) -> Steps:
     if not isinstance(x, list):
         return
     parent = _siblings(ev, u)
@@ -423,7 +493,7 @@ def _unevaluated_items(
         return
     left = [i for i in range(len(x)) if i not in seen]
     for index in left:
-        ev.child(node, ("unevaluatedItems",), x[index], _join(u.instance_location, index), u)
+        yield ev.child(node, ("unevaluatedItems",), x[index], _join(u.instance_location, index), u)
     u.valid = all(c.valid for c in u.children)
     if not u.valid and value is False:
         u.error = "unevaluated items are not allowed"
@@ -487,6 +557,7 @@ _KNOWN = frozenset(
 )  # fmt: skip
 
 
-def evaluate_node(node: Node, instance: Any) -> Unit:
-    """Evaluate ``instance`` against the compiled root ``node``."""
-    return _Evaluation().node(node, instance, "", "")
+def evaluate_node(node: Node, instance: Any, state: CallState, limit: int) -> Unit:
+    """Evaluate ``instance`` against the compiled root ``node``, counting recursion
+    in ``state`` against ``limit`` (max_instance_depth), as is_valid does."""
+    return _Evaluation(state, limit).run(node, instance)

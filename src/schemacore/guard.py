@@ -31,9 +31,17 @@ class CallState(threading.local):
     # for each application, and how many applications repeated an earlier one.
     applied: dict[tuple[int, int], Any] | None = None
     repeats = 0
+    # What the contexts written after the call (see keywords.applicator, contains)
+    # share of it: they go on counting its repeated applications, so walking every
+    # context of a report that doubles with each level fails as the report would.
+    reads: dict[str, Any] | None = None
 
     def forget(self) -> None:
         """Drop what the memoising nodes kept of the last call's instance."""
+        reads = self.reads
+        if reads is not None:
+            reads.update(open=False, applied=self.applied, repeats=self.repeats)
+            self.reads = None
         self.memo = None
         self.applied = None
         self.repeats = 0

@@ -47,8 +47,10 @@ def json_type(value: Any) -> str | None:
         return "array"
     if isinstance(value, str):
         return "string"
-    if isinstance(value, (int, float)):
-        return "number" if math.isfinite(value) else None
+    if isinstance(value, int):
+        return "number"  # however long: math.isfinite would overflow on a huge one
+    if isinstance(value, float):
+        return "number" if math.isfinite(float.__float__(value)) else None
     return None
 
 
@@ -98,13 +100,16 @@ def json_key(value: Any) -> Any:
         return (_ARRAY, tuple([json_key(item) for item in value]))
     if kind is dict:
         return (_OBJECT, frozenset([(_name(k), json_key(v)) for k, v in value.items()]))
-    # Subclasses of the JSON containers and scalars.
+    # Subclasses of the JSON containers and scalars, read through their base type:
+    # their own __eq__, __hash__ or __float__ (an enum's, numpy's) are not JSON's.
     if isinstance(value, bool):
         return _TRUE if value else _FALSE
-    if isinstance(value, (str, int)):
-        return value
+    if isinstance(value, str):
+        return str.__str__(value)
+    if isinstance(value, int):
+        return int.__int__(value)
     if isinstance(value, float):
-        return json_key(float(value))
+        return json_key(float.__float__(value))
     if isinstance(value, list):
         return (_ARRAY, tuple([json_key(item) for item in value]))
     if isinstance(value, dict):

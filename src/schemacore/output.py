@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from .errors import ValidationError
+from .errors import ExecutionFailure, ValidationError
 from .evaluation import Unit, iter_annotations
 
 __all__ = ["FORMATS", "Annotation", "Evaluation"]
@@ -67,7 +67,24 @@ class Evaluation:
         return f"<Evaluation valid={self.valid} errors={len(self.errors)}>"
 
     def output(self, fmt: str = "basic") -> dict[str, Any]:
-        """The result in one of ``FORMATS``, as JSON-ready data."""
+        """The result in one of ``FORMATS``, as JSON-ready data.
+
+        Raises ExecutionFailure when a nested format (detailed, verbose,
+        hierarchical) of a deep evaluation cannot be written within Python's
+        recursion limit (a tree is several units deep per level of the instance;
+        ``flag``, ``basic`` and ``list`` are flat and always written).
+        """
+        try:
+            return self._output(fmt)
+        except RecursionError:
+            raise ExecutionFailure(
+                f"the evaluation is nested too deeply to write in the {fmt!r} output "
+                "format within Python's recursion limit (the flat formats, basic and "
+                "list, hold the same results)",
+                limit="recursion",
+            ) from None
+
+    def _output(self, fmt: str) -> dict[str, Any]:
         if fmt == "flag":
             return {"valid": self.valid}
         if fmt == "basic":
@@ -168,11 +185,14 @@ def _detailed(unit: Unit, valid: bool) -> dict[str, Any]:
 
 
 def _schema_units(unit: Unit) -> Iterator[tuple[Unit, list[Unit]]]:
-    """Each schema-object unit with its keyword units, depth first."""
-    if unit.keyword is None:
-        yield unit, unit.children
-    for child in unit.children:
-        yield from _schema_units(child)
+    """Each schema-object unit with its keyword units, depth first (iteratively:
+    the list format is flat, whatever the depth)."""
+    pending = [unit]
+    while pending:
+        current = pending.pop()
+        if current.keyword is None:
+            yield current, current.children
+        pending.extend(reversed(current.children))
 
 
 def _list_entry(unit: Unit, keywords: list[Unit], valid: bool) -> dict[str, Any]:

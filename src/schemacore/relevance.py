@@ -10,6 +10,10 @@ __all__ = ["best_match", "relevance"]
 
 # Keywords whose failure says little on its own: the interesting part is inside.
 _WEAK = frozenset({"anyOf", "oneOf", "false"})
+# Keywords whose context holds alternatives, one of which the person meant. The
+# context of ``contains`` holds every item's errors: no item was meant to pass, so
+# its own error is the relevant one.
+_BRANCHING = frozenset({"anyOf", "oneOf"})
 
 
 def relevance(error: ValidationError) -> tuple[int, int]:
@@ -22,13 +26,14 @@ def best_match(errors: Iterable[ValidationError]) -> ValidationError | None:
     """The most relevant error of ``errors``, looking inside ``anyOf``/``oneOf``.
 
     The deepest instance location wins. For a failed ``anyOf``/``oneOf``, the branch
-    that came closest (fewest errors, then deepest) is followed, down to a leaf.
+    that came closest (fewest errors, then deepest) is followed, down to a leaf. A
+    failed ``contains`` is its own best match, never one item's error.
     """
     best: ValidationError | None = None
     for error in errors:
         if best is None or relevance(error) > relevance(best):
             best = error
-    while best is not None and best.context:
+    while best is not None and best.keyword in _BRANCHING and best.context:
         branches: dict[str, list[ValidationError]] = {}
         prefix = best.keyword_location + "/"
         for sub in best.context:

@@ -192,6 +192,9 @@ class Validator:
         if self._memoises:
             # Answers of an earlier call may not hold: the caller can change values.
             state.forget()
+        # The contexts this call's errors write later share a budget of their own
+        # (the earlier call's errors keep theirs).
+        state.reads = None
         if limits.time_budget is not None:
             state.deadline = monotonic() + limits.time_budget
         if limits.max_instance_nodes is not None:
@@ -219,7 +222,9 @@ class Validator:
         errors = [] if valid else list(self.iter_errors(instance))
         state = self._start(instance)
         try:
-            tree = evaluate_node(self._node, instance)
+            tree = evaluate_node(
+                self._node, instance, state, self._options.limits.max_instance_depth
+            )
         except RecursionError:
             _too_deep("the instance")
         finally:

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 import schemacore
-from schemacore import ExecutionFailure, Limits, SchemaCoreError
+from schemacore import ExecutionFailure, Limits, SchemaCoreError, ValidationError
 
 from .support import (
     CALLS,
@@ -600,22 +600,39 @@ def test_remembered_answers_last_one_call(call: Call) -> None:
     assert state.memo is None and state.applied is None
 
 
+def every_context(errors: list[ValidationError]) -> None:
+    """Read every error of a report, contexts included."""
+    pending = list(errors)
+    while pending:
+        pending.extend(pending.pop().context)
+
+
 def test_fan_out_through_children_errors_fail_closed() -> None:
     # Every level is invalid: a complete error report doubles with each level, so
-    # the error and evaluation paths count the repeated applications.
+    # the error and evaluation paths count the repeated applications. iter_errors
+    # lists the errors at once (contains writes its context when it is read); the
+    # whole report, every context read, fails as evaluate does.
     schema = {"type": "array", "items": {"$ref": "#"}, "contains": {"$ref": "#"}}
     limits = Limits(max_inplace_applications=1000)
     validator = schemacore.compile(schema, limits=limits)
     instance = nested_list(40, 1)
     with within(QUICK):
         assert validator.is_valid(instance) is False
-    for call in (call_iter_errors, lambda v, i: v.evaluate(i)):
+    with within(QUICK):
+        errors = list(validator.iter_errors(instance))
+    assert {error.keyword for error in errors} == {"type", "contains"}
+
+    for call in (
+        lambda v, i: every_context(list(v.iter_errors(i))),
+        lambda v, i: v.evaluate(i),
+    ):
         failure = expect_failure(call, validator, instance, limit="max_inplace_applications")
         assert failure.value == 1000
         assert failure.location.startswith("/0")
     # A shallow instance is reported in full.
     errors = list(validator.iter_errors(nested_list(3, 1)))
     assert {error.keyword for error in errors} == {"type", "contains"}
+    every_context(list(validator.iter_errors(nested_list(3, 1))))
     assert not validator.evaluate(nested_list(3, 1)).valid
 
 
@@ -648,7 +665,11 @@ def test_fan_out_through_children_errors_are_bounded_by_the_time_budget() -> Non
     validator = schemacore.compile(schema, limits=Limits(time_budget=0.2))
     with within(QUICK):
         assert validator.is_valid(nested_list(40, 1)) is False
-    expect_failure(call_iter_errors, validator, nested_list(40, 1), limit="time_budget")
+    with within(QUICK):
+        errors = list(validator.iter_errors(nested_list(40, 1)))
+    # Reading every context (written when read) shares one more budget.
+    failure = expect_failure(lambda v, i: every_context(errors), validator, None)
+    assert failure.limit in ("time_budget", "max_inplace_applications")
 
 
 # -- long $ref chains -----------------------------------------------------------------

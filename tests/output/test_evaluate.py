@@ -129,3 +129,49 @@ def test_best_match_prefers_deeper_errors() -> None:
     best = schemacore.best_match(validator.iter_errors({"y": {"z": 1}}))
     assert best is not None and best.instance_location == "/y/z"
     assert schemacore.best_match([]) is None
+
+
+@pytest.mark.parametrize(
+    "schema",
+    [
+        {"contains": {"type": "string"}},
+        {"contains": {"type": "object", "required": ["a"]}},
+        {"items": {"contains": {"const": 1}}},
+        {
+            "anyOf": [
+                {"type": "null", "allOf": [{"type": "string"}]},
+                {"contains": {"type": "number", "minimum": 5}},
+            ]
+        },
+    ],
+)
+def test_a_failed_contains_is_its_own_best_match(schema: Any) -> None:
+    # No item was meant to match: one item's error would blame an arbitrary item.
+    instance: Any = [[2, 3], [0, 4]] if "items" in schema else [1, {"b": 2}, 3]
+    validator = schemacore.compile(schema)
+    with pytest.raises(schemacore.ValidationError) as caught:
+        validator.validate(instance)
+    assert caught.value.keyword == "contains"
+    assert caught.value.keyword_location.endswith("/contains")
+    assert caught.value.message == "the array contains no item that matches the contains schema"
+    best = schemacore.best_match(validator.iter_errors(instance))
+    assert best is not None and best.keyword == "contains"
+    # Each item's errors are still there, for whoever reads them.
+    assert best.context and all(e.instance_location.count("/") > 0 for e in best.context)
+
+
+def test_best_match_still_follows_the_closest_branch_of_any_of() -> None:
+    validator = schemacore.compile(
+        {
+            "anyOf": [
+                {"allOf": [{"type": "string"}, {"type": "null"}]},
+                {"type": "array", "contains": {"const": 1}},
+            ]
+        }
+    )
+    with pytest.raises(schemacore.ValidationError) as caught:
+        validator.validate([2])
+    assert caught.value.keyword == "contains"
+    with pytest.raises(schemacore.ValidationError) as caught:
+        validator.validate({"a": 1})
+    assert caught.value.keyword == "type"  # each branch fails on its type: the first

@@ -31,10 +31,14 @@ __all__ = [
     "harvest",
     "hostile_documents",
     "instances_for",
+    "json_texts",
     "json_values",
     "lift_defs",
     "share_equal_subschemas",
     "shared_resources",
+    "number_twins",
+    "numeric_schemas",
+    "recursive_chains",
 ]
 
 # "\ud800" (a lone surrogate) and "²" (a digit to str.isdigit, not to JSON Pointer):
@@ -46,14 +50,57 @@ TYPES = ["null", "boolean", "object", "array", "number", "string", "integer"]
 FORMATS = ["email", "date", "uri", "ipv4", "regex", "uuid"]
 
 _keys = st.sampled_from(NAMES) | st.text(alphabet="abcxo1_", max_size=3)
+# Integral floats past 2**53, where the shortest repr is another integer than the
+# float's own value (json.loads gives 2.0**60 for "1152921504606846976.0").
+_big_integral_floats = st.builds(
+    lambda mantissa, exponent: float(mantissa * 2**exponent),
+    st.integers(-(2**53), 2**53),
+    st.integers(1, 900),
+)
 _numbers = (
     st.integers(-5, 5)
     | st.integers()
-    | st.sampled_from([0.0, 1.0, -1.0, 0.5, 2.5, 1e-9, 1e300, -1e300, 3.0])
+    | st.sampled_from([0.0, 1.0, -1.0, 0.5, 2.5, 1e-9, 1e300, -1e300, 3.0, 2.0**60, 4.02])
     | st.floats(allow_nan=False, allow_infinity=False)
+    | _big_integral_floats
+    # Longer than Python writes as text (sys.get_int_max_str_digits): messages that
+    # quote one, alone or inside a const/enum container, must describe it instead.
+    | st.sampled_from([1, -1]).map(lambda sign: sign * 10**5000)
 )
 _strings = st.sampled_from(NAMES) | st.text(alphabet="abcxyoAB01 \u00e9\U0001f600", max_size=5)
 _scalars = st.none() | st.booleans() | _numbers | _strings
+
+
+class _Float(float):
+    """A float subclass whose repr is no number literal, like numpy.float64's."""
+
+    def __repr__(self) -> str:
+        return f"f64({float(self)!r})"
+
+
+class _Int(int):
+    def __repr__(self) -> str:
+        return f"i64({int(self)})"
+
+
+def _twin(number: int | float) -> list[Any]:
+    """Other Python spellings of the JSON number ``number``."""
+    twins: list[Any] = [_Int(number) if isinstance(number, int) else _Float(number)]
+    if isinstance(number, float) and number.is_integer():
+        twins.append(int(number))
+    elif isinstance(number, int) and float(number) == number:
+        twins.append(float(number))
+    return twins
+
+
+@st.composite
+def number_twins(draw: st.DrawFn) -> tuple[Any, Any]:
+    """(a number, an equal JSON number spelt otherwise: an int for an integral float,
+    a float for an int it holds exactly, or an int/float subclass)."""
+    number = draw(
+        _numbers.filter(lambda n: not isinstance(n, int) or abs(n) < 10**300) | _big_integral_floats
+    )
+    return number, draw(st.sampled_from(_twin(number)))
 
 
 def json_values(max_leaves: int = 10) -> st.SearchStrategy[Any]:
@@ -69,7 +116,9 @@ def json_values(max_leaves: int = 10) -> st.SearchStrategy[Any]:
 
 _small = st.integers(0, 4)
 _bounds = st.integers(-5, 5) | st.sampled_from([0.5, 2.5, -1.5, 1e300])
-_multiples = st.sampled_from([1, 2, 3, 0.5, 1.5, 0.1, 0.0001, 1e-300, 1e300]) | st.integers(1, 7)
+_multiples = st.sampled_from(
+    [1, 2, 3, 16, 16.0, 2**60, 0.5, 1.5, 0.1, 0.01, 0.0001, 1e-300, 1e300]
+) | st.integers(1, 7)
 _name_lists = st.lists(st.sampled_from(NAMES), unique=True, max_size=3)
 
 # Keywords whose values hold no subschema.
@@ -176,6 +225,19 @@ def schemas(draw: st.DrawFn, depth: int, refs: tuple[str, ...], descended: bool)
             schema[keyword] = draw(st.lists(below(False), min_size=1, max_size=3))
         else:
             schema[keyword] = draw(below(keyword in _DESCENDING))
+    return schema
+
+
+_NUMERIC = ("multipleOf", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum")
+
+
+@st.composite
+def numeric_schemas(draw: st.DrawFn) -> Any:
+    """A schema of number keywords only, so every draw exercises them."""
+    chosen = draw(st.lists(st.sampled_from(_NUMERIC), unique=True, min_size=1, max_size=3))
+    schema: dict[str, Any] = {keyword: draw(_VALUES[keyword]) for keyword in chosen}
+    if draw(st.booleans()):
+        schema["multipleOf"] = draw(_multiples | _big_integral_floats.map(abs).filter(bool))
     return schema
 
 
@@ -391,3 +453,109 @@ def shared_resources(draw: st.DrawFn) -> tuple[Any, dict[str, Any]]:
         }
     }
     return root, registry
+# -- recursive schemas and instances deep enough to reach the depth limit -------------
+
+# One step of a cycle: how a schema object hands the next one the child at "a" (an
+# object) or at index 0 (an array). Each wraps the next schema ``s``.
+_OBJECT_STEPS: list[Any] = [
+    lambda s: {"properties": {"a": s}},
+    lambda s: {"additionalProperties": s},
+    lambda s: {"patternProperties": {"^a$": s}},
+    lambda s: {"properties": {"b": True}, "unevaluatedProperties": s},
+    lambda s: {"dependentSchemas": {"a": {"properties": {"a": s}}}},
+]
+_ARRAY_STEPS: list[Any] = [
+    lambda s: {"items": s},
+    lambda s: {"prefixItems": [s]},
+    lambda s: {"contains": s},
+    lambda s: {"unevaluatedItems": s},
+]
+# In-place wrappers around a step: the cycle still consumes one level per step.
+_WRAPPERS: list[Any] = [
+    lambda s: s,
+    lambda s: s,
+    lambda s: {"allOf": [s]},
+    lambda s: {"anyOf": [s, False]},
+    lambda s: {"if": True, "then": s},
+    lambda s: {"not": {"not": s}},
+]
+# Assertions of the cycle's target that every container of the chain satisfies (so
+# that no path can stop early on them) and that a scalar leaf may fail.
+_LEAF_CHECKS: dict[str, st.SearchStrategy[Any]] = {
+    "minimum": st.integers(-2, 2),
+    "maxLength": st.integers(0, 3),
+    "pattern": st.sampled_from(PATTERNS),
+    "multipleOf": st.sampled_from([1, 2, 0.5]),
+    "const": st.none(),
+}
+
+
+@st.composite
+def recursive_chains(draw: st.DrawFn) -> tuple[Any, Any, int]:
+    """(recursive schema, chain instance, max_instance_depth): a cycle of one to
+    three steps back to the root, through wrappers and ``$defs`` hops, and an
+    instance nested around the depth at which the limit is reached."""
+    kind = draw(st.sampled_from(["array", "object"]))
+    steps = _ARRAY_STEPS if kind == "array" else _OBJECT_STEPS
+    limit = draw(st.sampled_from([3, 5, 8, 13, 256]))
+    # At the default limit, one step per cycle: a few hundred levels of instance,
+    # within what the error paths' generators reach before Python's recursion limit.
+    length = draw(st.integers(1, 1 if limit > 100 else 3))
+    defs: dict[str, Any] = {}
+    inner: Any = {"$ref": "#"}
+    for index in range(length):
+        inner = draw(st.sampled_from(_WRAPPERS))(draw(st.sampled_from(steps))(inner))
+        if index < length - 1 and draw(st.booleans()):
+            defs[f"s{index}"] = inner
+            inner = {"$ref": f"#/$defs/s{index}"}
+    root: dict[str, Any] = dict(inner)
+    extra = st.lists(st.sampled_from(["string", "number", "null"]), unique=True, max_size=2)
+    types = [kind, *draw(extra)]
+    if draw(st.booleans()):
+        root["type"] = types
+    for keyword in draw(st.lists(st.sampled_from(sorted(_LEAF_CHECKS)), unique=True, max_size=2)):
+        if keyword not in root:
+            root[keyword] = draw(_LEAF_CHECKS[keyword]) if keyword != "const" else None
+    if "const" in root:
+        root.pop("const")
+        root["not"] = {"type": "boolean"}
+    if defs:
+        root["$defs"] = defs
+    # Around the instance depth at which the limit is reached, and well within it.
+    edge = limit * length
+    depth = draw(st.integers(max(0, edge - 3), edge + length + 2) | st.integers(0, min(edge, 40)))
+    leaf = draw(st.none() | _scalars)
+    instance: Any = leaf
+    for _ in range(depth):
+        instance = [instance] if kind == "array" else {"a": instance}
+    return root, instance, limit
+
+
+# -- JSON text for contentMediaType ------------------------------------------------------
+
+# Text Python's json module reads but RFC 8259 does not allow.
+_NOT_RFC_8259 = ["NaN", "Infinity", "-Infinity", "[NaN]", '{"a": -Infinity}', "[1, Infinity]"]
+# Valid JSON no parser limit lets through: too deep for Python, or an integer longer
+# than Python converts.
+_BEYOND_LIMITS = ["[" * 5000 + "]" * 5000, "7" * 5000, '{"a": [' + "1" * 4301 + "]}"]
+
+
+@st.composite
+def json_texts(draw: st.DrawFn) -> tuple[str, Any]:
+    """(text, what it holds): a JSON value, "not JSON" for NaN/Infinity, or "limit"."""
+    choice = draw(st.integers(0, 5))
+    if choice == 0:
+        return draw(st.sampled_from(_NOT_RFC_8259)), "not JSON"
+    if choice == 1:
+        return draw(st.sampled_from(_BEYOND_LIMITS)), "limit"
+    value = draw(json_values().filter(lambda v: "e+5000" not in repr_safe(v)))
+    return json.dumps(value), value
+
+
+def repr_safe(value: Any) -> str:
+    """A huge integer's marker for json_texts' filter (json.dumps cannot write one)."""
+    try:
+        json.dumps(value)
+    except ValueError:
+        return "e+5000"
+    return ""

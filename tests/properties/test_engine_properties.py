@@ -24,13 +24,29 @@ from hypothesis import strategies as st
 
 import schemacore
 from schemacore import ExecutionFailure, SchemaCoreError
+from schemacore.display import show
 
 from .profiles import PROFILE
-from .strategies import documents, hostile_documents, instances_for, json_values, lift_defs
+from .strategies import (
+    documents,
+    hostile_documents,
+    instances_for,
+    json_texts,
+    json_values,
+    lift_defs,
+    number_twins,
+    numeric_schemas,
+    recursive_chains,
+)
 
 # is_valid runs on closures first and switches to generated code once a validator has
 # been used enough; this many rounds over the instances is well past that point.
 WARM_UP = 20
+
+
+def shown(value: Any) -> str:
+    """repr() for notes; generated values may hold integers too long for repr."""
+    return show(value, 100_000)
 
 
 def answer(validator: schemacore.Validator, instance: Any) -> Any:
@@ -78,7 +94,7 @@ def cases(draw: st.DrawFn) -> tuple[Any, list[Any]]:
 
 def compiled(schema: Any) -> schemacore.Validator:
     """Compile a generated schema: valid by construction, so it must compile."""
-    note(f"schema: {schema!r}")
+    note(f"schema: {shown(schema)}")
     return schemacore.compile(schema)
 
 
@@ -95,7 +111,7 @@ def test_generated_schemas_compile(schema: Any) -> None:
 @PROFILE
 @given(hostile_documents(), st.lists(json_values(), max_size=3))
 def test_compile_raises_only_schema_core_errors(schema: Any, instances: list[Any]) -> None:
-    note(f"schema: {schema!r}")
+    note(f"schema: {shown(schema)}")
     try:
         validator = schemacore.compile(schema)
     except SchemaCoreError as exc:
@@ -142,6 +158,105 @@ def test_is_valid_agrees_with_iter_errors(case: tuple[Any, list[Any]]) -> None:
             assert errors == valid, "both paths must fail the same way"
 
 
+def places(validator: schemacore.Validator, instance: Any) -> Any:
+    summary = error_summary(validator, instance)
+    return [row[:3] for row in summary] if isinstance(summary, list) else summary
+
+
+@PROFILE
+@given(documents() | numeric_schemas(), number_twins())
+def test_equal_numbers_answer_alike(schema: Any, twins: tuple[Any, Any]) -> None:
+    # JSON has one number type: 2.0**60 is 2**60, and a numpy-like float subclass is
+    # its value. Every path answers both spellings alike, in the same places.
+    number, twin = twins
+    note(f"twin: {shown(twin)} ({type(twin).__name__})")
+    validator = compiled(schema)
+    hot = warmed(compiled(schema), [number])
+    for wrap in (lambda x: x, lambda x: [x, x], lambda x: dict.fromkeys(["a", "b"], x)):
+        plain, other = wrap(number), wrap(twin)
+        expected = answer(validator, plain)
+        assert answer(validator, other) == expected
+        assert answer(hot, other) == expected
+        # Messages quote the instance, so only where the errors are must agree.
+        assert places(validator, other) == places(validator, plain)
+        if isinstance(expected, bool):
+            assert validator.evaluate(other).valid == expected
+
+
+def four_paths(schema: Any, instance: Any, limits: schemacore.Limits) -> list[Any]:
+    """is_valid (closures, then generated code), iter_errors, validate, evaluate:
+    each answer, or the class and limit of the failure."""
+    cold, hot = schemacore.compile(schema, limits=limits), schemacore.compile(schema, limits=limits)
+    hot._promote()
+    found: list[Any] = []
+
+    def validated(validator: schemacore.Validator) -> bool:
+        try:
+            validator.validate(instance)
+        except schemacore.ValidationError:
+            return False
+        return True
+
+    calls: list[Callable[[], Any]] = [
+        lambda: cold.is_valid(instance),
+        lambda: hot.is_valid(instance),
+        lambda: not list(cold.iter_errors(instance)),
+        lambda: validated(cold),
+        lambda: cold.evaluate(instance).valid,
+    ]
+    for call in calls:
+        try:
+            found.append(call())
+        except SchemaCoreError as exc:
+            found.append((type(exc).__name__, getattr(exc, "limit", None)))
+    return found
+
+
+@PROFILE
+@given(recursive_chains())
+def test_every_path_counts_recursion_alike(chain: tuple[Any, Any, int]) -> None:
+    # One depth accounting: edges that close a cycle, against max_instance_depth.
+    schema, instance, limit = chain
+    note(f"schema: {shown(schema)}, limit {limit}")
+    found = four_paths(schema, instance, schemacore.Limits(max_instance_depth=limit))
+    event("limit" if isinstance(found[0], tuple) else "answered")
+    assert all(answer == found[0] for answer in found), f"the paths disagree: {found}"
+    if isinstance(found[0], tuple):
+        assert found[0] == ("ExecutionFailure", "max_instance_depth")
+
+
+@PROFILE
+@given(documents(), json_texts())
+def test_json_content_answers_as_its_document(schema: Any, text: tuple[str, Any]) -> None:
+    # contentSchema applies to the parsed document as the schema would to the value;
+    # NaN/Infinity are no JSON; a parser limit fails on every path, never a mismatch.
+    source, held = text
+    inner = schema if isinstance(schema, dict) else {"allOf": [schema]}
+    media = {
+        "contentMediaType": "application/json",
+        "contentSchema": {**inner, "$id": "urn:content"},
+    }
+    for wrapped, flip in ((media, False), ({"not": media}, True)):
+        note(f"wrapped: {shown(wrapped)}")
+        validator = schemacore.compile(wrapped, content_assertion=True)
+        got = answer(validator, source)
+        if held == "limit":
+            assert isinstance(got, tuple) and got[0] == "ExecutionFailure", got
+        elif held == "not JSON":
+            assert got is flip
+        else:
+            expected = answer(compiled(schema), held)
+            if isinstance(expected, bool):
+                assert got is (expected != flip)
+            else:
+                assert got == expected
+        errors = error_summary(validator, source)
+        if isinstance(got, bool):
+            assert isinstance(errors, list) and got == (not errors)
+        else:
+            assert errors == got
+
+
 # -- equivalent wrappers --------------------------------------------------------------
 
 WRAPPERS: dict[str, Callable[[Any], dict[str, Any]]] = {
@@ -159,7 +274,7 @@ def test_wrappers_answer_as_the_schema(wrapper: str, case: tuple[Any, list[Any]]
     schema, instances = case
     validator = compiled(schema)
     wrapped_schema = WRAPPERS[wrapper](schema)
-    note(f"wrapped: {wrapped_schema!r}")
+    note(f"wrapped: {shown(wrapped_schema)}")
     wrapped = schemacore.compile(wrapped_schema)
     hot = warmed(schemacore.compile(wrapped_schema), instances)
     for instance in instances:

@@ -9,8 +9,10 @@ record which members they evaluated.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterator
 from itertools import islice
+from time import monotonic
 from typing import Any
 
 from ..compiler import (
@@ -455,35 +457,76 @@ def compile_contains(ctx: SchemaContext, value: Any) -> Keyword | None:
         def valid(x: Any) -> bool:
             return minimum <= matches(x) <= high
 
-    def located_matches(x: Any, ipath: Path, kpath: Path) -> int:
-        # matches(), with a failure on an item located where the item is.
+    def located_matches(x: Any, ipath: Path, kpath: Path, enough: float) -> int:
+        # matches(), stopping once ``enough`` items matched, with a failure on an
+        # item located where the item is.
         found = 0
         for index, item in enumerate(x):
             try:
-                if check(item):
-                    found += 1
+                hit = check(item)
             except ExecutionFailure as exc:
                 raise locate(exc, child_errors, item, (ipath, index), (kpath, "contains")) from None
+            if hit:
+                found += 1
+                if found >= enough:
+                    break
         return found
 
-    def errors(x: Any, ipath: Path, kpath: Path) -> Iterator[ValidationError]:
-        found = located_matches(x, ipath, kpath)
-        if found < minimum:
-            if low is None:
-                message = "the array contains no item that matches the contains schema"
-                context = tuple(
+    state = ctx.compiler.state
+    budget = ctx.options.limits.time_budget
+
+    def item_errors(x: Any, ipath: Path, kpath: Path) -> Callable[[], tuple[ValidationError, ...]]:
+        """The errors of every item, written when the context is first read: the
+        first error of a million-item array must not wait for a million reports."""
+        depth = state.depth
+        reads = state.reads
+        if reads is None:
+            reads = state.reads = {"open": True}
+
+        def write() -> tuple[ValidationError, ...]:
+            # Read at this error's depth, with no remembered answers (the instance may
+            # have changed since), a time budget for all the contexts of the report
+            # and, once the call is over, its count of repeated applications; the
+            # caller's state is put back.
+            saved = (state.depth, state.deadline, state.memo, state.applied, state.repeats)
+            state.depth, state.memo = depth, None
+            started = monotonic()
+            if budget is not None:
+                # The contexts of one report share one more time budget.
+                state.deadline = started + budget - reads.get("spent", 0.0)
+            after_call = not reads["open"]
+            if after_call:
+                state.applied, state.repeats = reads["applied"], reads["repeats"]
+            try:
+                here = (kpath, "contains")
+                return tuple(
                     error
                     for index, item in enumerate(x)
-                    for error in child_errors(item, (ipath, index), (kpath, "contains"))
+                    for error in child_errors(item, (ipath, index), here)
                 )
-                yield make_error(
-                    message,
+            finally:
+                reads["spent"] = reads.get("spent", 0.0) + monotonic() - started
+                if after_call:
+                    reads.update(applied=state.applied, repeats=state.repeats)
+                    state.applied, state.repeats = saved[3], saved[4]
+                # (Within the call, the repeats counted here are the call's.)
+                state.depth, state.deadline, state.memo = saved[:3]
+
+        return write
+
+    def errors(x: Any, ipath: Path, kpath: Path) -> Iterator[ValidationError]:
+        # Without maxContains, counting stops where valid() would.
+        found = located_matches(x, ipath, kpath, minimum if high is None else math.inf)
+        if found < minimum:
+            if low is None:
+                yield ValidationError._at(
+                    "the array contains no item that matches the contains schema",
                     "contains",
-                    x,
                     ipath,
                     (kpath, "contains"),
                     ctx.location("contains"),
-                    context,
+                    x,
+                    item_errors(x, ipath, kpath),
                 )
             else:
                 yield make_error(

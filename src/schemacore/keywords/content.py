@@ -3,7 +3,9 @@
 These are annotations in Draft 2020-12 unless ``content_assertion=True``. Then a
 string must decode with its ``contentEncoding`` (base64, base64url, base32, base16),
 the result must parse as its ``contentMediaType`` (``application/json`` and its
-``+json`` relatives), and the parsed document must match ``contentSchema``. Encodings
+``+json`` relatives, as RFC 8259 JSON: ``NaN`` and ``Infinity`` are not), and the
+parsed document must match ``contentSchema``. Text this process cannot parse (too
+deep for Python, an integer longer than it converts) is an ExecutionFailure. Encodings
 and media types schemacore does not know stay annotations. The instance itself is
 never changed: decoding works on a copy.
 """
@@ -17,7 +19,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from ..compiler import Keyword, SchemaContext, make_error
-from ..errors import ValidationError
+from ..errors import ExecutionFailure, ValidationError
 from ..paths import Path
 from .core import call_errors, call_valid
 
@@ -56,6 +58,40 @@ def _is_json_media_type(media_type: str) -> bool:
 _UNPARSED = object()
 
 
+class _NotJSON(ValueError):
+    """Text Python's json module reads but RFC 8259 does not allow."""
+
+
+def _refuse_constant(name: str) -> Any:
+    raise _NotJSON(f"{name} is not a JSON number")
+
+
+def _parse_int(digits: str) -> int:
+    try:
+        return int(digits)
+    except ValueError:
+        # Valid JSON, but longer than Python converts (sys.get_int_max_str_digits):
+        # a limit of this process, not a property of the instance.
+        raise ExecutionFailure(
+            f"the content holds an integer of {len(digits.lstrip('-'))} digits, more "
+            "than Python converts (sys.get_int_max_str_digits)",
+            limit="int_max_str_digits",
+        ) from None
+
+
+def parse_json_text(text: str) -> Any:
+    """The document ``text`` holds, under RFC 8259: NaN and Infinity raise ValueError
+    (a mismatch); a limit of the parser raises ExecutionFailure (never a mismatch,
+    which ``not`` would turn into a pass)."""
+    try:
+        return json.loads(text, parse_constant=_refuse_constant, parse_int=_parse_int)
+    except RecursionError:
+        raise ExecutionFailure(
+            "the content is nested too deeply to parse within Python's recursion limit",
+            limit="recursion",
+        ) from None
+
+
 def compile_content(ctx: SchemaContext, value: Any) -> Keyword | None:
     """Compiled once per schema object, by whichever content keyword comes first."""
     if not ctx.options.content_assertion:
@@ -88,8 +124,8 @@ def compile_content(ctx: SchemaContext, value: Any) -> Keyword | None:
             return None, _UNPARSED
         try:
             text = data.decode("utf-8") if isinstance(data, bytes) else data
-            return None, json.loads(text)
-        except (ValueError, UnicodeDecodeError, RecursionError):
+            return None, parse_json_text(text)
+        except ValueError:  # also UnicodeDecodeError and json.JSONDecodeError
             return "contentMediaType", _UNPARSED
 
     def valid(x: Any) -> bool:

@@ -155,17 +155,30 @@ def recursion(
             state.depth = depth - 1
 
     def errors(x: Any, ipath: Path, kpath: Path) -> Iterator[ValidationError]:
-        # Generators interleave with their consumer, so the error path measures
-        # the depth of its own instance path instead of the shared counter.
-        depth, link = 0, ipath
-        while link is not None:
-            depth += 1
-            if depth > limit:
-                raise too_deep(limit, location, to_pointer(ipath))
-            link = link[0]
+        # The depth is the same count as valid()'s: edges closing a cycle, from
+        # state.depth. Generators interleave with their consumer, so the count is
+        # set while this level runs and put back whenever it yields, never left set
+        # by a generator someone stopped reading.
+        depth = state.depth + 1
+        if depth > limit:
+            raise too_deep(limit, location, to_pointer(ipath))
         if node.memo:
             count_repeat(node, x, ipath)
-        return node.errors(x, ipath, kpath)
+        saved = state.depth
+        state.depth = depth
+        try:
+            inner = iter(node.errors(x, ipath, kpath))
+            error = next(inner, None)
+        finally:
+            state.depth = saved
+        while error is not None:
+            yield error
+            saved = state.depth
+            state.depth = depth
+            try:
+                error = next(inner, None)
+            finally:
+                state.depth = saved
 
     return valid, errors, track
 

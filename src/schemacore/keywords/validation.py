@@ -109,29 +109,43 @@ def _enum_message(x: Any, members: tuple[Any, ...]) -> str:
 # -- numbers ------------------------------------------------------------------------
 
 
-def _exact(number: int | float) -> Fraction:
-    # The shortest repr of a float is the decimal the schema author wrote, so
-    # 4.02 is a multiple of 0.01 here although their binary floats disagree.
-    return Fraction(number) if isinstance(number, int) else Fraction(repr(number))
+def _rational(number: int | float) -> int | Fraction:
+    """The exact value ``multipleOf`` reasons about.
+
+    An integral float is the integer it holds (2.0**60 is 2**60, as JSON equality
+    says; its shortest repr 1.152921504606847e+18 is another integer). A fractional
+    float is its shortest repr, the decimal the author wrote, so 4.02 is a multiple
+    of 0.01 although their binary values disagree. Subclasses (numpy scalars, float
+    enums) are read through the base type, never through their own repr."""
+    if type(number) is int:
+        return number
+    if isinstance(number, int):
+        return int.__int__(number)
+    value = float.__float__(number)
+    if value.is_integer():
+        return int(value)
+    return Fraction(float.__repr__(value))
 
 
 def compile_multiple_of(ctx: SchemaContext, value: Any) -> Keyword:
     divisor = _number(ctx, "multipleOf", value)
     if divisor <= 0:
         raise ctx.schema_error("multipleOf must be greater than 0", "multipleOf")
-    exact = _exact(divisor)
+    exact = _rational(divisor)
 
-    if isinstance(divisor, int):
-
+    if isinstance(exact, int):
+        # An integral divisor: integer arithmetic, and a fractional instance is
+        # never a multiple of an integer.
         def valid(x: Any) -> bool:
             if type(x) is int:
-                return x % divisor == 0
-            return (_exact(x) / exact).denominator == 1
+                return x % exact == 0
+            number = _rational(x)
+            return isinstance(number, int) and number % exact == 0
 
     else:
 
         def valid(x: Any) -> bool:
-            return (_exact(x) / exact).denominator == 1
+            return (_rational(x) / exact).denominator == 1
 
     return assertion(ctx, "multipleOf", "number", valid, _multiple_message, divisor, cost=8)
 
