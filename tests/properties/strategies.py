@@ -28,17 +28,18 @@ __all__ = [
     "NAMES",
     "PATTERNS",
     "documents",
+    "fresh_copy",
     "harvest",
     "hostile_documents",
     "instances_for",
     "json_texts",
     "json_values",
     "lift_defs",
-    "share_equal_subschemas",
-    "shared_resources",
     "number_twins",
     "numeric_schemas",
     "recursive_chains",
+    "share_equal_subschemas",
+    "shared_resources",
 ]
 
 # "\ud800" (a lone surrogate) and "²" (a digit to str.isdigit, not to JSON Pointer):
@@ -409,7 +410,7 @@ def share_equal_subschemas(schema: Any) -> Any:
     programmatically built schemas often are (the same dict reused at several places).
     A validator must answer for it exactly as for a JSON copy: where a subschema is
     decides what it means, never which object it is."""
-    seen: dict[str, Any] = {}
+    seen: dict[Any, Any] = {}
 
     def intern(node: Any) -> Any:
         if isinstance(node, list):
@@ -420,9 +421,30 @@ def share_equal_subschemas(schema: Any) -> Any:
             key: value if key in ("enum", "const", "default", "examples") else intern(value)
             for key, value in node.items()
         }
-        return seen.setdefault(json.dumps(rebuilt, sort_keys=True), rebuilt)
+        return seen.setdefault(_shape(rebuilt), rebuilt)
 
-    return intern(copy.deepcopy(schema))
+    return intern(fresh_copy(schema))
+
+
+def fresh_copy(value: Any) -> Any:
+    """A copy in which every place holds its own object (``copy.deepcopy`` keeps
+    shared objects shared; a JSON round trip cannot write integers past
+    ``sys.get_int_max_str_digits``)."""
+    if isinstance(value, dict):
+        return {key: fresh_copy(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [fresh_copy(item) for item in value]
+    return value
+
+
+def _shape(value: Any) -> Any:
+    """A hashable key equal for equal JSON values of the same Python types (1 and
+    1.0 differ: a message writes them differently)."""
+    if isinstance(value, dict):
+        return ("object", frozenset((key, _shape(item)) for key, item in value.items()))
+    if isinstance(value, list):
+        return ("array", tuple(_shape(item) for item in value))
+    return (type(value).__name__, value)
 
 
 @st.composite
@@ -453,6 +475,8 @@ def shared_resources(draw: st.DrawFn) -> tuple[Any, dict[str, Any]]:
         }
     }
     return root, registry
+
+
 # -- recursive schemas and instances deep enough to reach the depth limit -------------
 
 # One step of a cycle: how a schema object hands the next one the child at "a" (an

@@ -9,7 +9,6 @@ field must be the same.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from hypothesis import given, note
@@ -18,8 +17,14 @@ import schemacore
 from schemacore import SchemaCoreError
 
 from .profiles import PROFILE
-from .strategies import documents, instances_for, share_equal_subschemas, shared_resources
-from .test_engine_properties import WARM_UP
+from .strategies import (
+    documents,
+    fresh_copy,
+    instances_for,
+    share_equal_subschemas,
+    shared_resources,
+)
+from .test_engine_properties import WARM_UP, shown
 
 
 def observed(validator: schemacore.Validator, instance: Any) -> Any:
@@ -48,10 +53,8 @@ def agree(shared: schemacore.Validator, copied: schemacore.Validator, instances:
 def test_interned_subschemas_answer_as_a_json_copy(case: tuple[Any, list[Any]]) -> None:
     schema, instances = case
     interned = share_equal_subschemas(schema)
-    note(f"schema: {json.dumps(schema)}")
-    agree(
-        schemacore.compile(interned), schemacore.compile(json.loads(json.dumps(schema))), instances
-    )
+    note(f"schema: {shown(schema)}")
+    agree(schemacore.compile(interned), schemacore.compile(fresh_copy(schema)), instances)
 
 
 @PROFILE
@@ -64,10 +67,10 @@ def test_one_object_under_two_bases_answers_as_two_copies(
     case: tuple[tuple[Any, dict[str, Any]], list[Any]],
 ) -> None:
     (root, registry), drawn = case
-    note(f"registry: {registry!r}")
+    note(f"registry: {shown(registry)}")
     instances = [{"p": x, "q": y} for x in drawn for y in drawn][:9]
     agree(
         schemacore.compile(root, registry=registry),
-        schemacore.compile(root, registry=json.loads(json.dumps(registry))),
+        schemacore.compile(root, registry=fresh_copy(registry)),
         instances,
     )
