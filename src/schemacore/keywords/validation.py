@@ -13,7 +13,7 @@ from typing import Any
 from ..compiler import Keyword, SchemaContext, assertion, make_error
 from ..display import show
 from ..ecma262 import PatternError, compile_pattern
-from ..errors import ValidationError
+from ..errors import ExecutionFailure, ValidationError
 from ..jsonvalue import JSON_TYPES, json_key
 from ..paths import Path
 
@@ -59,6 +59,17 @@ def _count(ctx: SchemaContext, keyword: str, value: Any) -> int:
 # -- any type ---------------------------------------------------------------------
 
 
+def _schema_key(ctx: SchemaContext, keyword: str, value: Any) -> Any:
+    """The JSON equality key of a value the schema holds: one outside the JSON data
+    model (the meta-schema does not look inside const and enum) makes the schema
+    invalid, it is no limit of the instance."""
+    try:
+        return json_key(value)
+    except ExecutionFailure as exc:
+        detail = exc.message.replace("the instance", "its value", 1)
+        raise ctx.schema_error(f"{keyword} is not JSON: {detail}", keyword) from None
+
+
 def compile_const(ctx: SchemaContext, value: Any) -> Keyword:
     if isinstance(value, str):
 
@@ -71,7 +82,7 @@ def compile_const(ctx: SchemaContext, value: Any) -> Keyword:
             return x is value
 
     else:
-        key = json_key(value)
+        key = _schema_key(ctx, "const", value)
 
         def valid(x: Any) -> bool:
             return bool(json_key(x) == key)
@@ -86,7 +97,7 @@ def _const_message(x: Any, value: Any) -> str:
 def compile_enum(ctx: SchemaContext, value: Any) -> Keyword:
     if not isinstance(value, list):
         raise ctx.schema_error("enum must be an array", "enum")
-    keys = frozenset(json_key(member) for member in value)
+    keys = frozenset(_schema_key(ctx, "enum", member) for member in value)
     strings = frozenset(member for member in value if isinstance(member, str))
 
     def valid(x: Any) -> bool:
