@@ -84,6 +84,12 @@ _CLASS_ESCAPES = {
 _DOT = "[^" + _class_body(_ranges(_LINE_TERMINATORS)) + "]"
 _CONTROL_ESCAPES = {"t": 0x09, "n": 0x0A, "v": 0x0B, "f": 0x0C, "r": 0x0D}
 _SYNTAX = frozenset("^$\\.*+?()[]{}|/")
+# In u-mode an identity escape may only escape a syntax character or "/" ("-" too,
+# inside a class): "\\@" or "\\é" is an error, not the character.
+_IDENTITY = _SYNTAX
+_CLASS_IDENTITY = _SYNTAX | {"-"}
+# DecimalDigit is ASCII only: str.isdigit() would take "\u0660" or "\u00b2" for one.
+_ASCII_DIGITS = frozenset("0123456789")
 
 
 class _Translator:
@@ -97,6 +103,10 @@ class _Translator:
         self.groups = 0
         self.backrefs: list[int] = []
         self.named_refs: list[str] = []
+        # The groups open at the current position: (kind, number or 0, name or "").
+        # kind is "(" for a capturing group, ":" non-capturing, "=" "!" lookahead,
+        # "<=" "<!" lookbehind.
+        self.open: list[tuple[str, int, str]] = []
         # What can make a backtracking match slow: a quantified group, two or more
         # unbounded quantifiers, back references.
         self.quantified_groups = 0
@@ -147,9 +157,13 @@ class _Translator:
                 self.group_open()
                 after_atom = False
             elif c == ")":
+                if not self.open:
+                    raise self.error(f"unmatched ')' at position {self.pos}")
+                kind = self.open.pop()[0]
                 self.out.append(")")
                 self.pos += 1
-                after_atom = True
+                # In u-mode a lookaround cannot be quantified.
+                after_atom = kind in ("(", ":")
             elif c in "*+?":
                 if not after_atom:
                     raise self.error(f"nothing to repeat at position {self.pos}")
@@ -197,6 +211,8 @@ class _Translator:
                 self.pos += 1
                 after_atom = True
             self.last_was_group = closing
+        if self.open:
+            raise self.error("missing ')'")
         for number in self.backrefs:
             if number > self.groups:
                 raise self.error(f"back reference \\{number} names no group")
@@ -228,9 +244,11 @@ class _Translator:
     def group_open(self) -> None:
         src, pos = self.src, self.pos
         if src.startswith("(?:", pos) or src.startswith("(?=", pos) or src.startswith("(?!", pos):
+            self.open.append((src[pos + 2], 0, ""))
             self.out.append(src[pos : pos + 3])
             self.pos += 3
         elif src.startswith("(?<=", pos) or src.startswith("(?<!", pos):
+            self.open.append((src[pos + 2 : pos + 4], 0, ""))
             self.out.append(src[pos : pos + 4])
             self.pos += 4
         elif src.startswith("(?<", pos):
@@ -242,6 +260,7 @@ class _Translator:
                 raise self.error(f"duplicate group name {name!r}")
             self.group_names.append(name)
             self.groups += 1
+            self.open.append(("(", self.groups, name))
             self.out.append(f"(?P<{name}>")
             self.pos = end + 1
         elif src.startswith("(?", pos):
@@ -249,6 +268,7 @@ class _Translator:
             raise self.error(f"unsupported group syntax at position {pos}")
         else:
             self.groups += 1
+            self.open.append(("(", self.groups, ""))
             self.out.append("(")
             self.pos += 1
 
@@ -288,7 +308,7 @@ class _Translator:
                 raise self.error(f"bad \\c escape at position {self.pos}")
             self.pos += 3
             return ord(letter) % 32
-        if c == "0" and not self.peek(2).isdigit():
+        if c == "0" and self.peek(2) not in _ASCII_DIGITS:
             self.pos += 2
             return 0
         if c in _CONTROL_ESCAPES:
@@ -334,15 +354,20 @@ class _Translator:
                 raise self.error(f"bad \\k escape at position {self.pos}")
             name = self.src[self.pos + 3 : end]
             self.named_refs.append(name)
-            self.out.append(f"(?P={name})")
+            defined = name in self.group_names
+            self.out.append(self.backreference(name, defined, f"(?P={name})"))
             self.pos = end + 1
             return True
-        if c.isdigit() and c != "0":
-            match = regex.compile(r"[0-9]+").match(self.src, self.pos + 1)
-            assert match is not None
-            self.backrefs.append(int(match.group()))
-            self.out.append(f"(?:\\{match.group()})")
-            self.pos = match.end()
+        if "1" <= c <= "9":
+            end = self.pos + 2
+            while end < len(self.src) and self.src[end] in _ASCII_DIGITS:
+                end += 1
+            digits = self.src[self.pos + 1 : end]
+            number = int(digits)
+            self.backrefs.append(number)
+            defined = number <= self.groups
+            self.out.append(self.backreference(number, defined, f"\\{digits}"))
+            self.pos = end
             return True
         prop = self.property_escape()
         if prop is not None:
@@ -352,11 +377,26 @@ class _Translator:
         if cp is not None:
             self.out.append(_hex(cp))
             return True
-        if c in _SYNTAX or not c.isalnum():
+        if c in _IDENTITY:
             self.out.append(regex.escape(c))
             self.pos += 2
             return True
         raise self.error(f"unknown escape \\{c} at position {self.pos}")
+
+    def backreference(self, group: int | str, defined: bool, ref: str) -> str:
+        """The translation of a back reference to ``group`` (number or name).
+
+        In ECMA-262 a back reference to a group that has not captured matches the
+        empty string, where Python's fails: a group that did not participate, is
+        still open (``(a\\1)``), or comes later (``\\1(a)``, outside lookbehinds,
+        which match right to left).
+        """
+        behind = any(kind in ("<=", "<!") for kind, _, _ in self.open)
+        if any(group in (number, name) for kind, number, name in self.open if kind == "("):
+            return "(?:)"  # a group still open has not captured yet
+        if not defined and not behind:
+            return "(?:)"  # a later group has not captured yet
+        return f"(?({group}){ref})"
 
     def class_atom(self) -> tuple[str, int | None]:
         """One class member: (regex text, code point if it is a single character)."""
@@ -382,7 +422,7 @@ class _Translator:
         cp = self.code_point_escape()
         if cp is not None:
             return _hex(cp), cp
-        if e in _SYNTAX or not e.isalnum():
+        if e in _CLASS_IDENTITY:
             self.pos += 2
             return regex.escape(e), ord(e)
         raise self.error(f"unknown escape \\{e} in a class at position {self.pos}")

@@ -29,6 +29,7 @@ __all__ = [
     "documents",
     "harvest",
     "hostile_documents",
+    "hostile_patterns",
     "instances_for",
     "json_values",
     "lift_defs",
@@ -288,6 +289,8 @@ _ODD_VALUES = st.one_of(
             "[",
             "\\",
             "^(a|aa)+$",
+            "\\\u0660",
+            "^(a)?\\1b$",
             -1,
             1.5,
             0,
@@ -327,3 +330,38 @@ def hostile_documents(draw: st.DrawFn) -> Any:
         )
     )
     return _mutate(base, edits)
+
+
+# -- hostile regular expressions ------------------------------------------------------
+
+# Pieces of ECMA-262 syntax, whole constructs and characters that look like syntax to
+# Python's str methods (non-ASCII digits pass str.isdigit(), letters str.isalnum()).
+_PATTERN_PIECES = [
+    *"\\()[]{}?*+|^$.-,<>=!:/",
+    *"kuxcpPdDwWsSbB019a_",
+    "\u0660",  # ARABIC-INDIC DIGIT ZERO
+    "\u00b2",  # SUPERSCRIPT TWO
+    "\uff11",  # FULLWIDTH DIGIT ONE
+    "\u00e9",
+    "\U0001f600",
+    "{1,2}",
+    "{2,}",
+    "(?:",
+    "(?=",
+    "(?<=",
+    "(?<n>",
+    "\\k<n>",
+    "\\1",
+    "\\0",
+    "\\u{",
+    "\\p{L}",
+    "\\cJ",
+]
+
+
+def hostile_patterns() -> st.SearchStrategy[str]:
+    """Strings made of regular-expression syntax, most of them invalid patterns."""
+    single = [piece for piece in _PATTERN_PIECES if len(piece) == 1]
+    # Every character escaped: identity escapes, class escapes, back references.
+    escaped = st.sampled_from(single).map(lambda c: "\\" + c)
+    return st.lists(st.sampled_from(_PATTERN_PIECES) | escaped, max_size=12).map("".join)

@@ -26,7 +26,14 @@ import schemacore
 from schemacore import ExecutionFailure, SchemaCoreError
 
 from .profiles import PROFILE
-from .strategies import documents, hostile_documents, instances_for, json_values, lift_defs
+from .strategies import (
+    documents,
+    hostile_documents,
+    hostile_patterns,
+    instances_for,
+    json_values,
+    lift_defs,
+)
 
 # is_valid runs on closures first and switches to generated code once a validator has
 # been used enough; this many rounds over the instances is well past that point.
@@ -185,3 +192,22 @@ def test_pickling_preserves_answers(case: tuple[Any, list[Any]]) -> None:
     for instance in instances:
         assert answer(clone, instance) == answer(validator, instance)
         assert error_summary(clone, instance) == error_summary(validator, instance)
+
+
+_REGEX_FORMAT = schemacore.compile({"format": "regex"}, format_assertion=True)
+
+
+@PROFILE
+@given(hostile_patterns(), st.text(alphabet="a1_\u0660\n", max_size=6))
+def test_patterns_compile_or_are_schema_errors(pattern: str, text: str) -> None:
+    """Any pattern compiles or is a SchemaError (never an internal error), the regex
+    format answers True or False for it, and a compiled one answers any string."""
+    note(repr(pattern))
+    valid_format = _REGEX_FORMAT.is_valid(pattern)
+    try:
+        validator = schemacore.compile({"pattern": pattern})
+    except schemacore.SchemaError:
+        assert valid_format is False
+        return
+    assert valid_format is True
+    assert answer(validator, text) in (True, False, ("ExecutionFailure", "regex_timeout"))
