@@ -16,6 +16,7 @@ rather than answering "no match".
 from __future__ import annotations
 
 import re
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -461,6 +462,8 @@ class _Translator:
 
 _CACHE: dict[str, tuple[Any, int, Any]] = {}
 _CACHE_SIZE = 4096
+# Held to insert into or evict from _CACHE; lookups need no lock.
+_CACHE_LOCK = threading.Lock()
 # Below this length a pattern with at most two unbounded quantifiers cannot take long
 # enough to be worth arming the timer (several times the cost of a short match).
 SHORT = 256
@@ -527,11 +530,17 @@ def _build(pattern: str) -> tuple[Any, int, Any]:
 def _compiled(pattern: str) -> tuple[Any, int, Any]:
     entry = _CACHE.get(pattern)
     if entry is None:
-        entry = _build(pattern)
-        if len(_CACHE) >= _CACHE_SIZE:
-            # Schemas' patterns are few; evict the oldest rather than grow forever.
-            del _CACHE[next(iter(_CACHE))]
-        _CACHE[pattern] = entry
+        entry = _build(pattern)  # outside the lock: compiling can take a while
+        with _CACHE_LOCK:
+            # Threads compiling at once would otherwise pick the same oldest entry
+            # and the second deletion raise KeyError (or iterate a changing dict).
+            raced = _CACHE.get(pattern)
+            if raced is not None:
+                return raced
+            while len(_CACHE) >= _CACHE_SIZE:
+                # Schemas' patterns are few; evict the oldest rather than grow forever.
+                del _CACHE[next(iter(_CACHE))]
+            _CACHE[pattern] = entry
     return entry
 
 
