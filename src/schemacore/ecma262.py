@@ -15,6 +15,7 @@ rather than answering "no match".
 
 from __future__ import annotations
 
+import math
 import re
 import threading
 from collections.abc import Callable
@@ -23,6 +24,7 @@ from typing import Any
 import regex
 
 from .errors import ExecutionFailure
+from .limits import Limits
 
 __all__ = ["SHORT", "PatternError", "compile_pattern", "is_valid_pattern", "translate"]
 
@@ -41,6 +43,11 @@ _MAX = 0x10FFFF
 
 
 def _hex(cp: int) -> str:
+    # The shortest escape both engines read: a class of long escapes compiles slower.
+    if cp < 0x100:
+        return f"\\x{cp:02x}"
+    if cp < 0x10000:
+        return f"\\u{cp:04x}"
     return f"\\U{cp:08x}"
 
 
@@ -73,7 +80,8 @@ def _complement(ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
 
 _DIGIT = "0123456789"
 _WORD = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_"
-# Class bodies (without brackets) for \d \D \w \W \s \S, ASCII as ECMA-262 says.
+# Class bodies (without brackets) for \d \D \w \W \s \S, ASCII as ECMA-262 says:
+# what they add to a class they appear in.
 _CLASS_ESCAPES = {
     "d": "0-9",
     "D": _class_body(_complement(_ranges(_DIGIT))),
@@ -82,6 +90,19 @@ _CLASS_ESCAPES = {
     "s": _class_body(_ranges(_SPACE)),
     "S": _class_body(_complement(_ranges(_SPACE))),
 }
+# The same escapes as whole atoms: a negated class is shorter than the complement's
+# ranges, and compiles several times faster (a long pattern of \S would otherwise
+# take minutes to compile).
+_ESCAPE_ATOMS = {
+    "d": "[0-9]",
+    "D": "[^0-9]",
+    "w": "[A-Za-z0-9_]",
+    "W": "[^A-Za-z0-9_]",
+    "s": "[" + _CLASS_ESCAPES["s"] + "]",
+    "S": "[^" + _CLASS_ESCAPES["s"] + "]",
+}
+# The bodies that reach U+10FFFF: costly for the standard library's engine.
+_COMPLEMENTS = frozenset(_CLASS_ESCAPES[c] for c in "DWS")
 _DOT = "[^" + _class_body(_ranges(_LINE_TERMINATORS)) + "]"
 _CONTROL_ESCAPES = {"t": 0x09, "n": 0x0A, "v": 0x0B, "f": 0x0C, "r": 0x0D}
 _SYNTAX = frozenset("^$\\.*+?()[]{}|/")
@@ -93,14 +114,141 @@ _CLASS_IDENTITY = _SYNTAX | {"-"}
 _ASCII_DIGITS = frozenset("0123456789")
 
 
+# Input lengths for which the bound on backtracking is computed, longest first.
+_LENGTHS = (256, 128, 64, 32, 16)
+_ONE = (1.0,) * len(_LENGTHS)
+# Backtracking steps allowed without a timer: about 5 ms of the standard library's
+# engine (measured: a*a*b on 255 "a"s, bound 5e7, takes 13 ms).
+_STEP_BUDGET = float(1 << 24)
+# Repeat counts above this are read as "no upper bound" (no string is that long) and
+# refused as a least count (the regex package cannot repeat that often).
+_MAX_COUNT = (1 << 31) - 1
+
+
+_BRACES = regex.compile(r"\{([0-9]+)(,([0-9]*))?\}")
+
+
+def _count(digits: str) -> int:
+    """A decimal count, without int()'s cost (and limit) on thousands of digits."""
+    digits = digits.lstrip("0") or "0"
+    return int(digits) if len(digits) <= 10 else _MAX_COUNT + 1
+
+
+class PatternTooLarge(Exception):
+    """Translation stopped: the pattern expands beyond the size allowed."""
+
+    def __init__(self, size: int) -> None:
+        super().__init__(size)
+        self.size = size
+
+
+def _repeat_ways(ways: float, low: int, high: int | None, length: int, single: bool) -> float:
+    """Ways to match ``piece{low,high}`` in a string of ``length`` characters when
+    the piece alone can match in ``ways`` ways.
+
+    A piece of one character repeats at most ``length`` times; any other piece can
+    repeat beyond ``low`` only while each repetition consumes a character (an empty
+    repetition ends the loop), so at most ``low + length`` times. A piece with more
+    than one way to match, repeated without bound, is not bounded at all.
+    """
+    top = low + length if high is None else min(high, low + length)
+    if single:
+        top = min(top, length)
+        return float(max(top - min(low, length), 0) + 1)
+    if ways <= 1.0:
+        return float(top - low + 1)
+    if high is None:
+        return math.inf
+    try:
+        return (ways ** (top + 1) - ways**low) / (ways - 1.0)  # sum of ways**k, low..top
+    except OverflowError:
+        return math.inf
+
+
+class _Frame:
+    """One group (or the whole pattern) while it is translated: a bound on the ways
+    a backtracking engine can match it, per length in _LENGTHS, and its size.
+
+    A sequence matches in at most the product of its pieces' ways, alternatives in
+    the sum of theirs; a quantifier multiplies its piece's ways (_repeat_ways). The
+    bound is crude (it ignores that a piece may fail at once), so it only ever errs
+    towards the timer.
+    """
+
+    __slots__ = (
+        "alternated",
+        "alts",
+        "alts_size",
+        "last",
+        "last_single",
+        "last_size",
+        "seq",
+        "seq_size",
+    )
+
+    def __init__(self) -> None:
+        self.alts: tuple[float, ...] = (0.0,) * len(_LENGTHS)
+        self.seq: tuple[float, ...] = _ONE
+        self.last: tuple[float, ...] = _ONE
+        self.last_single = False
+        self.alts_size = 0
+        self.seq_size = 0
+        self.last_size = 0
+        self.alternated = False
+
+    @property
+    def size(self) -> int:
+        return self.alts_size + self.seq_size + self.last_size
+
+    def commit(self) -> None:
+        if self.last is not _ONE:
+            self.seq = tuple(a * b for a, b in zip(self.seq, self.last, strict=True))
+        self.seq_size += self.last_size
+        self.last, self.last_size, self.last_single = _ONE, 0, False
+
+    def push(self, ways: tuple[float, ...], size: int, single: bool) -> None:
+        """A new piece (atom, group or assertion): a quantifier applies to it."""
+        self.commit()
+        self.last, self.last_size, self.last_single = ways, size, single
+
+    def repeat(self, low: int, high: int | None) -> None:
+        single = self.last_single
+        self.last = tuple(
+            _repeat_ways(ways, low, high, length, single)
+            for ways, length in zip(self.last, _LENGTHS, strict=True)
+        )
+        self.last_size *= max(low, 1)
+        self.last_single = False
+
+    def alternate(self) -> None:
+        self.commit()
+        self.alts = tuple(a + b for a, b in zip(self.alts, self.seq, strict=True))
+        self.alts_size += self.seq_size
+        self.seq, self.seq_size = _ONE, 0
+        self.alternated = True
+
+    def total(self) -> tuple[float, ...]:
+        self.commit()
+        return tuple(a + b for a, b in zip(self.alts, self.seq, strict=True))
+
+    def size_total(self) -> int:
+        return self.size
+
+
 class _Translator:
     """One pass over an ECMA-262 pattern, emitting the ``regex`` equivalent."""
 
-    def __init__(self, source: str) -> None:
+    def __init__(self, source: str, max_size: int | None = None) -> None:
         self.src = source
+        self.max_size = max_size if max_size is not None else len(source) + _MAX_COUNT
         self.pos = 0
         self.out: list[str] = []
         self.group_names: list[str] = []
+        self.names: set[str] = set()  # group_names, for lookups in constant time
+        # Open capturing groups by number and name, and open lookbehinds: counted so
+        # that a back reference need not walk the stack of open groups.
+        self.open_captures: set[int | str] = set()
+        self.behind = 0
         self.groups = 0
         self.backrefs: list[int] = []
         self.named_refs: list[str] = []
@@ -108,33 +256,41 @@ class _Translator:
         # kind is "(" for a capturing group, ":" non-capturing, "=" "!" lookahead,
         # "<=" "<!" lookbehind.
         self.open: list[tuple[str, int, str]] = []
-        # What can make a backtracking match slow: a quantified group, two or more
-        # unbounded quantifiers, back references.
-        self.quantified_groups = 0
-        # Groups made optional by "?": each at most doubles the ways to match, so a
-        # few of them keep a short match short.
-        self.optional_groups = 0
-        self.unbounded = 0
-        self.last_was_group = False
+        # The bound on backtracking (see _Frame), one frame per open group and one
+        # for the whole pattern.
+        self.frames: list[_Frame] = [_Frame()]
+        self.atoms = 0
+        # Classes the standard library's engine compiles slowly (ranges beyond
+        # Latin-1 are expanded into big bitmaps there, milliseconds each).
+        self.heavy_classes = 0
 
     @property
-    def risky(self) -> bool:
-        """Whether a match may take exponential (or high polynomial) time."""
-        return bool(
-            self.quantified_groups
-            or self.optional_groups > 2
-            or self.unbounded > 3
-            or self.backrefs
-            or self.named_refs
-        )
+    def expanded_size(self) -> int:
+        """The pattern's size with each repeated piece counted as many times as its
+        least repeat count: what the ``regex`` package unrolls while compiling."""
+        return self.frames[0].size_total()
 
     @property
     def safe_below(self) -> int:
-        """Length under which a match cannot take long (k unbounded quantifiers can
-        backtrack about n**k steps), so no timer need be armed: 0 for risky patterns."""
-        if self.risky:
+        """A length under which no match can take long, so that no timer need be
+        armed and the standard library's engine may run: 0 if there is none.
+
+        For each candidate length n the number of ways a backtracking engine can
+        match is bounded (see _Frame) and multiplied by the starting positions (1
+        when anchored by a leading ``^``) and by the pattern's atoms (the steps of
+        one way); the longest n within _STEP_BUDGET wins. Back references are
+        never bounded.
+        """
+        if self.backrefs or self.named_refs:
             return 0
-        return SHORT if self.unbounded <= 2 else SHORT // 4
+        top = self.frames[0]
+        ways = top.total()
+        anchored = self.src.startswith("^") and not top.alternated
+        for index, length in enumerate(_LENGTHS):
+            starts = 1 if anchored else length + 1
+            if starts * ways[index] * max(1, self.atoms) <= _STEP_BUDGET:
+                return length
+        return 0
 
     def error(self, message: str) -> PatternError:
         return PatternError(f"invalid ECMA-262 regular expression {self.src!r}: {message}")
@@ -143,24 +299,46 @@ class _Translator:
         index = self.pos + offset
         return self.src[index] if index < len(self.src) else ""
 
+    def piece(self, single: bool) -> None:
+        """Account for one atom (a quantifier may follow): ``single`` if it matches
+        exactly one character."""
+        self.atoms += 1
+        self.frames[-1].push(_ONE, 1, single)
+
+    def quantify(self, low: int, high: int | None) -> None:
+        self.frames[-1].repeat(low, high)
+
     def translate(self) -> str:
         src = self.src
         after_atom = False  # whether a quantifier may follow
         while self.pos < len(src):
             c = src[self.pos]
-            closing = c == ")"
             if c == "\\":
-                after_atom = self.escape()
+                kind = self.escape()
+                after_atom = kind != "assertion"
+                if after_atom:
+                    self.piece(kind == "atom")
+                else:
+                    self.frames[-1].push(_ONE, 1, False)
             elif c == "[":
                 self.char_class()
+                self.piece(True)
                 after_atom = True
             elif c == "(":
                 self.group_open()
+                self.frames.append(_Frame())
                 after_atom = False
             elif c == ")":
                 if not self.open:
                     raise self.error(f"unmatched ')' at position {self.pos}")
-                kind = self.open.pop()[0]
+                kind, number, name = self.open.pop()
+                if kind == "(":
+                    self.open_captures.difference_update((number, name))
+                elif kind in ("<=", "<!"):
+                    self.behind -= 1
+                inner = self.frames.pop()
+                self.atoms += 1
+                self.frames[-1].push(inner.total(), inner.size_total() + 1, False)
                 self.out.append(")")
                 self.pos += 1
                 # In u-mode a lookaround cannot be quantified.
@@ -168,24 +346,20 @@ class _Translator:
             elif c in "*+?":
                 if not after_atom:
                     raise self.error(f"nothing to repeat at position {self.pos}")
-                if c == "?":
-                    self.optional_groups += self.last_was_group
-                else:
-                    self.quantified_groups += self.last_was_group
-                    self.unbounded += 1
+                self.quantify(1 if c == "+" else 0, 1 if c == "?" else None)
                 self.out.append(c)
                 self.pos += 1
                 self.lazy_suffix()
                 after_atom = False
             elif c == "{":
-                end = self.quantifier_end()
-                if end is None:
+                quantifier = self.quantifier()
+                if quantifier is None:
                     raise self.error(f"lone '{{' at position {self.pos}")
                 if not after_atom:
                     raise self.error(f"nothing to repeat at position {self.pos}")
-                self.quantified_groups += self.last_was_group
-                self.unbounded += src[end - 2] == ","
-                self.out.append(src[self.pos : end])
+                end, low, high, text = quantifier
+                self.quantify(low, high)
+                self.out.append(text)
                 self.pos = end
                 self.lazy_suffix()
                 after_atom = False
@@ -194,31 +368,35 @@ class _Translator:
             elif c == ".":
                 self.out.append(_DOT)
                 self.pos += 1
+                self.piece(True)
                 after_atom = True
-            elif c == "$":
-                self.out.append("\\Z")  # the end of input, never before a final "\n"
+            elif c in "$^":
+                # $ is the end of input, never before a final "\n".
+                self.out.append("\\Z" if c == "$" else "^")
                 self.pos += 1
-                after_atom = False
-            elif c == "^":
-                self.out.append("^")
-                self.pos += 1
+                self.frames[-1].push(_ONE, 1, False)
                 after_atom = False
             elif c == "|":
+                self.frames[-1].alternate()
                 self.out.append("|")
                 self.pos += 1
                 after_atom = False
             else:
                 self.out.append(regex.escape(c))
                 self.pos += 1
+                self.piece(True)
                 after_atom = True
-            self.last_was_group = closing
+            if self.frames[-1].size > self.max_size:
+                raise PatternTooLarge(self.frames[-1].size)
         if self.open:
             raise self.error("missing ')'")
+        if self.expanded_size > self.max_size:
+            raise PatternTooLarge(self.expanded_size)
         for number in self.backrefs:
             if number > self.groups:
                 raise self.error(f"back reference \\{number} names no group")
         for name in self.named_refs:
-            if name not in self.group_names:
+            if name not in self.names:
                 raise self.error(f"back reference \\k<{name}> names no group")
         return "".join(self.out)
 
@@ -227,20 +405,28 @@ class _Translator:
             self.out.append("?")
             self.pos += 1
         if self.peek() in ("*", "+", "?", "{") and (
-            self.peek() != "{" or self.quantifier_end() is not None
+            self.peek() != "{" or self.quantifier() is not None
         ):
             # ECMA-262 has no possessive quantifiers; "a*+" is an error there.
             raise self.error(f"nothing to repeat at position {self.pos}")
 
-    def quantifier_end(self) -> int | None:
-        match = regex.compile(r"\{([0-9]+)(,([0-9]*))?\}").match(self.src, self.pos)
+    def quantifier(self) -> tuple[int, int, int | None, str] | None:
+        """A ``{m}``, ``{m,}`` or ``{m,n}`` at pos: (end, low, high, regex text)."""
+        match = _BRACES.match(self.src, self.pos)
         if match is None:
             return None
-        low = int(match.group(1))
-        high = match.group(3)
-        if high and int(high) < low:
+        low = _count(match.group(1))
+        high: int | None = low
+        if match.group(2) is not None:
+            high = _count(match.group(3)) if match.group(3) else None
+        if high is not None and high < low:
             raise self.error(f"numbers out of order in quantifier at position {self.pos}")
-        return int(match.end())
+        if low > _MAX_COUNT:
+            raise self.error(f"repeat count too large at position {self.pos}")
+        if high is not None and high > _MAX_COUNT:
+            high = None  # no string is long enough to tell the difference
+        text = f"{{{low}}}" if high == low else f"{{{low},{'' if high is None else high}}}"
+        return match.end(), low, high, text
 
     def group_open(self) -> None:
         src, pos = self.src, self.pos
@@ -250,6 +436,7 @@ class _Translator:
             self.pos += 3
         elif src.startswith("(?<=", pos) or src.startswith("(?<!", pos):
             self.open.append((src[pos + 2 : pos + 4], 0, ""))
+            self.behind += 1
             self.out.append(src[pos : pos + 4])
             self.pos += 4
         elif src.startswith("(?<", pos):
@@ -257,11 +444,13 @@ class _Translator:
             name = src[pos + 3 : end] if end != -1 else ""
             if not name or not regex.fullmatch(r"[^\W\d]\w*", name):
                 raise self.error(f"bad group name at position {pos}")
-            if name in self.group_names:
+            if name in self.names:
                 raise self.error(f"duplicate group name {name!r}")
             self.group_names.append(name)
+            self.names.add(name)
             self.groups += 1
             self.open.append(("(", self.groups, name))
+            self.open_captures.update((self.groups, name))
             self.out.append(f"(?P<{name}>")
             self.pos = end + 1
         elif src.startswith("(?", pos):
@@ -270,6 +459,7 @@ class _Translator:
         else:
             self.groups += 1
             self.open.append(("(", self.groups, ""))
+            self.open_captures.add(self.groups)
             self.out.append("(")
             self.pos += 1
 
@@ -335,8 +525,9 @@ class _Translator:
         self.pos = end + 1
         return text
 
-    def escape(self) -> bool:
-        """Translate an escape outside a class; return whether it is an atom."""
+    def escape(self) -> str:
+        """Translate an escape outside a class; return what it is: "atom" (one
+        character), "ref" (a back reference) or "assertion" (no quantifier)."""
         c = self.peek(1)
         if c == "":
             raise self.error("trailing backslash")
@@ -344,11 +535,11 @@ class _Translator:
             # Word boundaries between ASCII word characters only, as in ECMA-262.
             self.out.append(f"(?a:\\{c})")
             self.pos += 2
-            return False
-        if c in _CLASS_ESCAPES:
-            self.out.append(f"[{_CLASS_ESCAPES[c]}]")
+            return "assertion"
+        if c in _ESCAPE_ATOMS:
+            self.out.append(_ESCAPE_ATOMS[c])
             self.pos += 2
-            return True
+            return "atom"
         if c == "k":
             end = self.src.find(">", self.pos)
             if self.peek(2) != "<" or end == -1:
@@ -358,30 +549,30 @@ class _Translator:
             defined = name in self.group_names
             self.out.append(self.backreference(name, defined, f"(?P={name})"))
             self.pos = end + 1
-            return True
+            return "ref"
         if "1" <= c <= "9":
             end = self.pos + 2
             while end < len(self.src) and self.src[end] in _ASCII_DIGITS:
                 end += 1
             digits = self.src[self.pos + 1 : end]
-            number = int(digits)
+            number = _count(digits)
             self.backrefs.append(number)
             defined = number <= self.groups
             self.out.append(self.backreference(number, defined, f"\\{digits}"))
             self.pos = end
-            return True
+            return "ref"
         prop = self.property_escape()
         if prop is not None:
             self.out.append(prop)
-            return True
+            return "atom"
         cp = self.code_point_escape()
         if cp is not None:
             self.out.append(_hex(cp))
-            return True
+            return "atom"
         if c in _IDENTITY:
             self.out.append(regex.escape(c))
             self.pos += 2
-            return True
+            return "atom"
         raise self.error(f"unknown escape \\{c} at position {self.pos}")
 
     def backreference(self, group: int | str, defined: bool, ref: str) -> str:
@@ -392,10 +583,9 @@ class _Translator:
         still open (``(a\\1)``), or comes later (``\\1(a)``, outside lookbehinds,
         which match right to left).
         """
-        behind = any(kind in ("<=", "<!") for kind, _, _ in self.open)
-        if any(group in (number, name) for kind, number, name in self.open if kind == "("):
+        if group in self.open_captures:
             return "(?:)"  # a group still open has not captured yet
-        if not defined and not behind:
+        if not defined and not self.behind:
             return "(?:)"  # a later group has not captured yet
         return f"(?({group}){ref})"
 
@@ -440,6 +630,7 @@ class _Translator:
             self.out.append("(?s:.)" if negated else "(?!)")
             return
         parts: list[str] = []
+        heavy = False
         while True:
             if self.pos >= len(src):
                 raise self.error("unterminated character class")
@@ -455,26 +646,29 @@ class _Translator:
                 if high < low:
                     raise self.error("range out of order in character class")
                 parts.append(f"{text}-{high_text}")
+                heavy = heavy or (high > 0xFF and high - low > 0xFF)
             else:
                 parts.append(text)
+                heavy = heavy or (low is None and text in _COMPLEMENTS)
+        self.heavy_classes += heavy
         self.out.append(("[^" if negated else "[") + "".join(parts) + "]")
 
 
-_CACHE: dict[str, tuple[Any, int, Any]] = {}
+_CACHE: dict[str, tuple[Any, int, Any, int]] = {}
 _CACHE_SIZE = 4096
 # Held to insert into or evict from _CACHE; lookups need no lock.
 _CACHE_LOCK = threading.Lock()
-# Below this length a pattern with at most two unbounded quantifiers cannot take long
-# enough to be worth arming the timer (several times the cost of a short match).
-SHORT = 256
+# The longest length below which a match may run without a timer (_LENGTHS[0]).
+SHORT = _LENGTHS[0]
 
 
 def translate(pattern: str) -> str:
-    """Translate an ECMA-262 pattern into ``regex`` syntax, or raise PatternError."""
-    return _Translator(pattern).translate()
+    """Translate an ECMA-262 pattern into ``regex`` syntax, or raise PatternError
+    (or PatternTooLarge, past ``Limits().max_pattern_length``)."""
+    return _translated(pattern, DEFAULT_MAX_LENGTH)[1]
 
 
-_LITERAL = re.compile(r"(\^?)((?:[^\\^$.|?*+()\[\]{}]|\\[-/.^$|?*+()\[\]{}\\])*)(\$?)")
+_LITERAL = re.compile(r"(\^?)((?:[^\\^$.|?*+()\[\]{}]|\\[/.^$|?*+()\[\]{}\\])*)(\$?)")
 _NO_LIMIT = 1 << 62
 
 
@@ -499,38 +693,80 @@ def _literal_search(pattern: str) -> Callable[[str], Any] | None:
 _SLOW_ONLY = ("\\p{", "\\P{", "\\B")
 
 
-def _build(pattern: str) -> tuple[Any, int, Any]:
-    """(``regex`` pattern, the length below which matching is safe without a timer,
-    a faster search for those strings or None: a str method for plain strings, the
-    stdlib ``re`` engine otherwise)."""
-    translator = _Translator(pattern)
-    text = translator.translate()
-    literal = _literal_search(pattern)
+# The standard library's engine is used only for patterns up to this long with at
+# most _FAST_HEAVY classes reaching beyond Latin-1: compiling those takes it
+# milliseconds each (a 10,000-character pattern of [\\W\\S] took 9 s), and long
+# patterns gain little from the faster engine.
+_FAST_SOURCE = 512
+_FAST_HEAVY = 4
+DEFAULT_MAX_LENGTH = Limits().max_pattern_length
+
+
+def _too_large(pattern: str, size: int, limit: int, pointer: str, where: str) -> ExecutionFailure:
+    shown = pattern if len(pattern) <= 60 else pattern[:60] + "..."
+    how = "" if size == len(pattern) else ", a repeated piece counted as often as it repeats"
+    return ExecutionFailure(
+        f"the pattern {shown!r} is longer than max_pattern_length={limit} "
+        f"({size} characters{how})",
+        location=pointer,
+        schema_location=where,
+        limit="max_pattern_length",
+        value=limit,
+    )
+
+
+def _translated(pattern: str, max_length: int) -> tuple[_Translator, str]:
+    """The translator (with its bounds) and the translation, or PatternError, or
+    PatternTooLarge past ``max_length`` (checked before any compiling: the regex
+    package unrolls repeats, so a{99999999} alone would take gigabytes)."""
+    if len(pattern) > max_length:
+        raise PatternTooLarge(len(pattern))
+    translator = _Translator(pattern, max_length)
+    return translator, translator.translate()
+
+
+def _compile_regex(pattern: str, text: str) -> Any:
     try:
-        compiled = regex.compile(text, cache_pattern=False)
-    except (regex.error, ValueError, OverflowError, RecursionError) as exc:
+        return regex.compile(text, cache_pattern=False)
+    except (regex.error, ValueError, OverflowError, RecursionError, MemoryError) as exc:
         # regex's own message counts positions in the translated text: drop them.
         reason = getattr(exc, "msg", None) or type(exc).__name__
         raise PatternError(f"invalid regular expression {pattern!r}: {reason}") from None
+
+
+def _build(pattern: str, max_length: int) -> tuple[Any, int, Any, int]:
+    """(``regex`` pattern, the length below which matching is safe without a timer,
+    a faster search for those strings or None: a str method for plain strings, the
+    stdlib ``re`` engine otherwise; the pattern's size as max_pattern_length counts)."""
+    translator, text = _translated(pattern, max_length)
+    size = max(len(pattern), translator.expanded_size)
+    compiled = _compile_regex(pattern, text)
+    literal = _literal_search(pattern)
     if literal is not None:
-        return compiled, _NO_LIMIT, literal
+        return compiled, _NO_LIMIT, literal, size
     fast = None
-    # Python's re never finds \B in an empty string, where ECMA-262 (and regex) do.
-    if translator.safe_below and not any(part in text for part in _SLOW_ONLY):
+    safe_below = translator.safe_below
+    if (
+        safe_below
+        and len(pattern) <= _FAST_SOURCE
+        and translator.heavy_classes <= _FAST_HEAVY
+        # Python's re never finds \B in an empty string, where ECMA-262 (and regex) do.
+        and not any(part in text for part in _SLOW_ONLY)
+    ):
         # The translation uses only syntax both engines read alike; the standard
-        # library's engine matches short strings several times faster, and without
-        # risky constructs it cannot backtrack badly on them.
+        # library's engine matches short strings several times faster, and below
+        # safe_below its worst case is small (see _Translator.safe_below).
         try:
             fast = re.compile(text).search
         except (re.error, ValueError, OverflowError, RecursionError):
             fast = None
-    return compiled, translator.safe_below, fast
+    return compiled, safe_below, fast, size
 
 
-def _compiled(pattern: str) -> tuple[Any, int, Any]:
+def _compiled(pattern: str, max_length: int) -> tuple[Any, int, Any, int]:
     entry = _CACHE.get(pattern)
     if entry is None:
-        entry = _build(pattern)  # outside the lock: compiling can take a while
+        entry = _build(pattern, max_length)  # outside the lock: compiling takes a while
         with _CACHE_LOCK:
             # Threads compiling at once would otherwise pick the same oldest entry
             # and the second deletion raise KeyError (or iterate a changing dict).
@@ -544,13 +780,19 @@ def _compiled(pattern: str) -> tuple[Any, int, Any]:
     return entry
 
 
-def is_valid_pattern(pattern: str) -> bool:
+def is_valid_pattern(pattern: str, max_length: int | None = None, where: str = "") -> bool:
     """Whether ``pattern`` is an ECMA-262 regular expression schemacore can run.
 
-    Not cached: the ``regex`` format checks instance strings, which are unbounded.
+    A pattern longer than ``max_length`` (default: ``Limits().max_pattern_length``)
+    raises ExecutionFailure (``limit == "max_pattern_length"``), located at
+    ``where``, without being compiled. Not cached: the ``regex`` format checks
+    instance strings, which are unbounded.
     """
+    limit = max_length if max_length is not None else DEFAULT_MAX_LENGTH
     try:
-        _build(pattern)
+        _compile_regex(pattern, _translated(pattern, limit)[1])
+    except PatternTooLarge as exc:
+        raise _too_large(pattern, exc.size, limit, "", where) from None
     except PatternError:
         return False
     return True
@@ -561,16 +803,30 @@ def compile_pattern(
     timeout: float | None = None,
     max_input: int | None = None,
     where: str = "",
+    *,
+    max_length: int | None = None,
+    pointer: str = "",
 ) -> Callable[[str], Any]:
     """Return a ``search`` function for ``pattern``: truthy when it matches anywhere.
 
     With ``timeout`` (seconds), a match that runs longer raises ExecutionFailure; it
-    is armed for every match of a pattern with nested or repeated unbounded
-    quantifiers or back references, and for long inputs otherwise. With
-    ``max_input``, a longer string raises ExecutionFailure before any matching.
-    ``where`` (the schema location of the keyword) locates those failures.
+    is armed for every match of a pattern whose worst case is not provably small
+    for the string's length (see ``_Translator.safe_below``). With ``max_input``, a
+    longer string raises ExecutionFailure before any matching. ``where`` (the schema
+    location of the keyword) locates those failures.
+
+    A pattern longer than ``max_length`` (default: ``Limits().max_pattern_length``),
+    counting each repeated piece as often as it must repeat, raises ExecutionFailure
+    located at ``pointer`` (the keyword's JSON pointer in the schema) and ``where``.
     """
-    compiled, armed_from, fast = _compiled(pattern)
+    limit = max_length if max_length is not None else DEFAULT_MAX_LENGTH
+    try:
+        entry = _compiled(pattern, limit)
+    except PatternTooLarge as exc:
+        raise _too_large(pattern, exc.size, limit, pointer, where) from None
+    if entry[3] > limit:  # compiled before under a larger limit
+        raise _too_large(pattern, entry[3], limit, pointer, where)
+    compiled, armed_from, fast, _ = entry
     search = compiled.search
     if timeout is None and max_input is None:
         return search  # type: ignore[no-any-return]

@@ -157,10 +157,44 @@ def test_optional_groups_take_the_fast_engine_and_agree_with_regex(text: str) ->
     assert bool(guarded(text)) is (reference.search(text) is not None)
 
 
-def test_many_optional_groups_or_a_repeated_group_keep_the_timer() -> None:
-    for pattern in ("(a)?(b)?(c)?", "(ab)*c", "(a|b){2,}"):
-        guarded = compile_pattern(pattern, timeout=1.0, max_input=1000)
-        assert guarded.short is None, pattern  # type: ignore[attr-defined]
+# Patterns whose worst case is not small for short strings: the timer stays armed.
+UNBOUNDED_BACKTRACKING = [
+    "(a|b){2,}",  # a group with two ways, repeated without bound
+    "(?:a|aa)+$",
+    "(a*)*b",
+    "(a)?" * 24 + "a" * 24,  # 2**24 ways
+    "a?" * 24 + "a" * 24,
+    "a{0,30}" * 6 + "b",  # 31**6 ways
+    r"^(a)\1$",  # back references are never bounded
+]
+
+
+@pytest.mark.parametrize("pattern", UNBOUNDED_BACKTRACKING)
+def test_patterns_without_a_small_worst_case_keep_the_timer(pattern: str) -> None:
+    guarded = compile_pattern(pattern, timeout=1.0, max_input=1000)
+    assert guarded.short is None, pattern  # type: ignore[attr-defined]
+    assert guarded.safe_below == 0  # type: ignore[attr-defined]
+
+
+# Few ways to match: the standard library's engine, untimed, for short strings.
+SMALL_WORST_CASE = [
+    ("^[a-z]+$", 256),
+    ("^[a-z]+_[0-9a-f]{8}$", 256),
+    ("(a)?(b)?(c)?", 256),
+    ("(ab)*c", 256),  # one way per repetition
+    ("^(?:a|b)(?:c|d)[0-9]{2,4}$", 256),
+    ("a*a*b", 128),  # about n**3 steps unanchored
+    ("^[a-z]+@[a-z]+\\.[a-z]+$", 128),
+    ("a{0,30}" * 3 + "b", 128),  # 31**3 ways (4 ms worst, measured)
+    ("a*" * 4 + "b", 16),
+]
+
+
+@pytest.mark.parametrize(("pattern", "below"), SMALL_WORST_CASE)
+def test_patterns_with_a_small_worst_case_take_the_fast_engine(pattern: str, below: int) -> None:
+    guarded = compile_pattern(pattern, timeout=1.0, max_input=1000)
+    assert guarded.short is not None, pattern  # type: ignore[attr-defined]
+    assert guarded.safe_below == below  # type: ignore[attr-defined]
 
 
 # -- back references (ECMA-262: a group that has not captured matches empty) ----------

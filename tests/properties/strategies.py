@@ -26,6 +26,7 @@ from hypothesis import strategies as st
 __all__ = [
     "NAMES",
     "PATTERNS",
+    "ambiguous_patterns",
     "documents",
     "harvest",
     "hostile_documents",
@@ -291,6 +292,8 @@ _ODD_VALUES = st.one_of(
             "^(a|aa)+$",
             "\\\u0660",
             "^(a)?\\1b$",
+            "a{0,30}a{0,30}a{0,30}a{0,30}a{0,30}a{0,30}b",
+            "a{99999999}",
             -1,
             1.5,
             0,
@@ -346,6 +349,8 @@ _PATTERN_PIECES = [
     "\U0001f600",
     "{1,2}",
     "{2,}",
+    "{0,30}",
+    "{99999999}",  # unrolled by the regex package: refused by max_pattern_length
     "(?:",
     "(?=",
     "(?<=",
@@ -365,3 +370,33 @@ def hostile_patterns() -> st.SearchStrategy[str]:
     # Every character escaped: identity escapes, class escapes, back references.
     escaped = st.sampled_from(single).map(lambda c: "\\" + c)
     return st.lists(st.sampled_from(_PATTERN_PIECES) | escaped, max_size=12).map("".join)
+
+
+# Pieces that can all match the same run of "a": in sequence they can backtrack
+# polynomially (each bounded or unbounded quantifier) or exponentially (optional and
+# alternative pieces, nested quantifiers).
+_AMBIGUOUS_PIECES = [
+    "a",
+    "a?",
+    "a*",
+    "a+",
+    "a{0,30}",
+    "a{2,}",
+    "[ab]*",
+    "(?:a|aa)",
+    "(a)?",
+    "(?:a?){2}",
+    "(?:a*)*",
+    "(a|b)+",
+    "(?=a)",
+]
+
+
+@st.composite
+def ambiguous_patterns(draw: st.DrawFn) -> str:
+    """Patterns of pieces that compete for the same characters, maybe anchored: a
+    few kinds of piece, each repeated (a?a?a?..., a{0,30}a*a{0,30}...)."""
+    kinds = draw(st.lists(st.sampled_from(_AMBIGUOUS_PIECES), min_size=1, max_size=3))
+    count = draw(st.integers(1, 40))  # not a list: hypothesis keeps lists short
+    body = "".join(draw(st.sampled_from(kinds)) for _ in range(count))
+    return draw(st.sampled_from(["", "^"])) + body + draw(st.sampled_from(["", "$", "b"]))
