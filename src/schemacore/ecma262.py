@@ -125,6 +125,50 @@ _STEP_BUDGET = float(1 << 24)
 _MAX_COUNT = (1 << 31) - 1
 
 
+# ECMA-262 RegExpIdentifierName, without \u escapes.
+_GROUP_NAME = regex.compile(r"[\p{ID_Start}$_][\p{ID_Continue}$\u200c\u200d]*")
+# What \p{...} may name in ECMA-262 (Unicode property and value aliases).
+_CATEGORY_NAMES = frozenset({"General_Category", "gc"})
+_SCRIPT_NAMES = frozenset({"Script", "sc", "Script_Extensions", "scx"})
+_CANONICAL_NAMES = {"Script_Extensions": "scx", "scx": "scx", "Script": "sc", "sc": "sc"}
+# Script values: Title_Case words (Old_Italic) or four-letter codes (Ital).
+_SCRIPT_VALUE = regex.compile(r"SignWriting|[A-Z][a-z]+(?:_[A-Z][a-z]*)*")
+# fmt: off
+_CATEGORIES = frozenset([
+    "C", "Other", "Cc", "Control", "cntrl", "Cf", "Format", "Cn", "Unassigned", "Co",
+    "Private_Use", "Cs", "Surrogate", "L", "Letter", "LC", "Cased_Letter", "Ll",
+    "Lowercase_Letter", "Lm", "Modifier_Letter", "Lo", "Other_Letter", "Lt",
+    "Titlecase_Letter", "Lu", "Uppercase_Letter", "M", "Mark", "Combining_Mark", "Mc",
+    "Spacing_Mark", "Me", "Enclosing_Mark", "Mn", "Nonspacing_Mark", "N", "Number", "Nd",
+    "Decimal_Number", "digit", "Nl", "Letter_Number", "No", "Other_Number", "P",
+    "Punctuation", "punct", "Pc", "Connector_Punctuation", "Pd", "Dash_Punctuation", "Pe",
+    "Close_Punctuation", "Pf", "Final_Punctuation", "Pi", "Initial_Punctuation", "Po",
+    "Other_Punctuation", "Ps", "Open_Punctuation", "S", "Symbol", "Sc", "Currency_Symbol",
+    "Sk", "Modifier_Symbol", "Sm", "Math_Symbol", "So", "Other_Symbol", "Z", "Separator",
+    "Zl", "Line_Separator", "Zp", "Paragraph_Separator", "Zs", "Space_Separator"
+])
+# fmt: on
+# Binary properties: long names, and the aliases, each read as its long name (regex
+# takes some aliases for other properties: IDC for a block, space for POSIX).
+_BINARY_LONG = """ASCII Any Assigned Cased Dash Emoji Math Radical ASCII_Hex_Digit:AHex
+Alphabetic:Alpha Bidi_Control:Bidi_C Bidi_Mirrored:Bidi_M Case_Ignorable:CI
+Changes_When_Casefolded:CWCF Changes_When_Casemapped:CWCM Changes_When_Lowercased:CWL
+Changes_When_NFKC_Casefolded:CWKCF Changes_When_Titlecased:CWT Changes_When_Uppercased:CWU
+Default_Ignorable_Code_Point:DI Deprecated:Dep Diacritic:Dia Emoji_Component:EComp
+Emoji_Modifier:EMod Emoji_Modifier_Base:EBase Emoji_Presentation:EPres
+Extended_Pictographic:ExtPict Extender:Ext Grapheme_Base:Gr_Base Grapheme_Extend:Gr_Ext
+Hex_Digit:Hex IDS_Binary_Operator:IDSB IDS_Trinary_Operator:IDST ID_Continue:IDC
+ID_Start:IDS Ideographic:Ideo Join_Control:Join_C Logical_Order_Exception:LOE
+Lowercase:Lower Noncharacter_Code_Point:NChar Pattern_Syntax:Pat_Syn
+Pattern_White_Space:Pat_WS Quotation_Mark:QMark Regional_Indicator:RI
+Sentence_Terminal:STerm Soft_Dotted:SD Terminal_Punctuation:Term Unified_Ideograph:UIdeo
+Uppercase:Upper Variation_Selector:VS White_Space:space XID_Continue:XIDC XID_Start:XIDS"""
+_BINARY_PROPERTIES = {
+    name: entry.partition(":")[0] for entry in _BINARY_LONG.split() for name in entry.split(":")
+}
+# Script values with no characters of their own, which ECMA-262 does not accept.
+_NO_SCRIPTS = frozenset({"Katakana_Or_Hiragana", "Hrkt"})
+
 _BRACES = regex.compile(r"\{([0-9]+)(,([0-9]*))?\}")
 
 
@@ -243,8 +287,12 @@ class _Translator:
         self.max_size = max_size if max_size is not None else len(source) + _MAX_COUNT
         self.pos = 0
         self.out: list[str] = []
-        self.group_names: list[str] = []
-        self.names: set[str] = set()  # group_names, for lookups in constant time
+        # Named groups by name: translated to numbered groups (ECMA-262 names such
+        # as "$a" are not Python identifiers), their references to numbers.
+        self.names: dict[str, int] = {}
+        # References to names not defined yet inside a lookbehind: (index in out,
+        # name), resolved once every group is known.
+        self.pending_refs: list[tuple[int, str]] = []
         # Open capturing groups by number and name, and open lookbehinds: counted so
         # that a back reference need not walk the stack of open groups.
         self.open_captures: set[int | str] = set()
@@ -398,6 +446,9 @@ class _Translator:
         for name in self.named_refs:
             if name not in self.names:
                 raise self.error(f"back reference \\k<{name}> names no group")
+        for index, name in self.pending_refs:
+            number = self.names[name]
+            self.out[index] = f"(?({number})\\{number})"
         return "".join(self.out)
 
     def lazy_suffix(self) -> None:
@@ -442,16 +493,15 @@ class _Translator:
         elif src.startswith("(?<", pos):
             end = src.find(">", pos + 3)
             name = src[pos + 3 : end] if end != -1 else ""
-            if not name or not regex.fullmatch(r"[^\W\d]\w*", name):
+            if not name or not _GROUP_NAME.fullmatch(name):
                 raise self.error(f"bad group name at position {pos}")
             if name in self.names:
                 raise self.error(f"duplicate group name {name!r}")
-            self.group_names.append(name)
-            self.names.add(name)
             self.groups += 1
+            self.names[name] = self.groups
             self.open.append(("(", self.groups, name))
             self.open_captures.update((self.groups, name))
-            self.out.append(f"(?P<{name}>")
+            self.out.append("(")
             self.pos = end + 1
         elif src.startswith("(?", pos):
             # (?P<n>, (?i), (?#...), (?>...) and the rest are Python-only syntax.
@@ -515,9 +565,23 @@ class _Translator:
         if self.peek(2) != "{" or end == -1:
             raise self.error(f"bad \\{c} escape at position {self.pos}")
         body = self.src[self.pos + 3 : end]
-        if not regex.fullmatch(r"[A-Za-z_]+(=[A-Za-z0-9_]+)?", body):
+        name, _, value = body.partition("=")
+        # The names and values are case-sensitive in ECMA-262, not in regex.
+        if value and name in _CATEGORY_NAMES and value in _CATEGORIES:
+            text = f"\\{c}{{gc={value}}}"
+        elif (
+            value
+            and name in _SCRIPT_NAMES
+            and _SCRIPT_VALUE.fullmatch(value) is not None
+            and value not in _NO_SCRIPTS
+        ):
+            text = f"\\{c}{{{_CANONICAL_NAMES[name]}={value}}}"
+        elif not value and name in _CATEGORIES:
+            text = f"\\{c}{{gc={name}}}"
+        elif not value and name in _BINARY_PROPERTIES:
+            text = f"\\{c}{{{_BINARY_PROPERTIES[name]}}}"
+        else:
             raise self.error(f"bad Unicode property {body!r}")
-        text = f"\\{c}{{{body}}}"
         try:
             regex.compile(text)
         except regex.error:
@@ -546,8 +610,14 @@ class _Translator:
                 raise self.error(f"bad \\k escape at position {self.pos}")
             name = self.src[self.pos + 3 : end]
             self.named_refs.append(name)
-            defined = name in self.group_names
-            self.out.append(self.backreference(name, defined, f"(?P={name})"))
+            number = self.names.get(name)
+            if number is not None:
+                self.out.append(self.backreference(number, True, f"\\{number}"))
+            elif self.behind:
+                self.pending_refs.append((len(self.out), name))
+                self.out.append("")  # the group's number is not known yet
+            else:
+                self.out.append(self.backreference(name, False, ""))
             self.pos = end + 1
             return "ref"
         if "1" <= c <= "9":
@@ -706,8 +776,7 @@ def _too_large(pattern: str, size: int, limit: int, pointer: str, where: str) ->
     shown = pattern if len(pattern) <= 60 else pattern[:60] + "..."
     how = "" if size == len(pattern) else ", a repeated piece counted as often as it repeats"
     return ExecutionFailure(
-        f"the pattern {shown!r} is longer than max_pattern_length={limit} "
-        f"({size} characters{how})",
+        f"the pattern {shown!r} is longer than max_pattern_length={limit} ({size} characters{how})",
         location=pointer,
         schema_location=where,
         limit="max_pattern_length",

@@ -289,3 +289,46 @@ def test_non_ascii_digit_escape_is_a_cli_schema_error(
     (folder / "i.json").write_text('"x"', encoding="utf-8")
     assert main(["validate", str(folder / "s.json"), str(folder / "i.json")]) == 2
     assert capsys.readouterr().err.startswith("error: validation: ")
+
+
+# -- Unicode property escapes and group names, as ECMA-262 (not regex) spells them ----
+
+
+@pytest.mark.parametrize(
+    ("pattern", "text", "matches"),
+    [
+        (r"^\p{IDC}$", "a", True),  # ID_Continue: regex alone reads IDC as a block
+        (r"^\p{ID_Continue}$", "_", True),
+        (r"^\p{space}$", "\u00a0", True),  # White_Space
+        (r"^\p{gc=LC}$", "a", True),
+        (r"^\p{sc=Latn}+$", "abc", True),
+        (r"^\p{Script_Extensions=Greek}$", "\u03b1", True),
+        (r"^\P{Any}$", "a", False),
+        (r"^(?<$a>x)\k<$a>$", "xx", True),  # "$" is an identifier character there
+        (r"^(?<a$1>x)\k<a$1>$", "xy", False),
+        (r"(?<=\k<n>(?<n>a))b", "aab", True),
+    ],
+)
+def test_property_escapes_and_names_follow_ecma262(pattern: str, text: str, matches: bool) -> None:
+    assert bool(compile_pattern(pattern)(text)) is matches
+
+
+@pytest.mark.parametrize(
+    "pattern",
+    [
+        r"\p{lu}",  # names are case-sensitive in ECMA-262
+        r"\p{letter}",
+        r"\p{Greek}",  # a script needs Script= or sc=
+        r"\p{IsGreek}",
+        r"\p{Block=Greek}",
+        r"\p{Word}",
+        r"\p{sc=latin}",
+        r"\p{sc=Hrkt}",  # a script value no character has
+        r"\p{gc}",
+        r"(?<1a>x)",
+        r"(?<a-b>x)",
+    ],
+)
+def test_property_names_outside_ecma262_are_refused(pattern: str) -> None:
+    with pytest.raises(PatternError):
+        compile_pattern(pattern)
