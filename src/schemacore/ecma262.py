@@ -8,9 +8,18 @@ lets U+2028 through, and ``\\a`` or ``(?P<n>...)`` mean something where ECMA-262
 has an error. A small tokenizer rewrites each construct instead of patching the
 source text with replacements (a ``$`` inside ``[...]`` is a plain character).
 
+Back references follow ECMA-262 too (one to a group that has not captured matches
+the empty string), and so do its errors in u-mode (``\\@``, ``\\-`` outside a class,
+``\\p{lu}``, a quantified lookaround). The one known difference: ECMA-262 forgets the
+captures of a repeated group at each repetition, Python's engines keep them.
+
 Compiled patterns are cached by source. Matching runs with a time limit when one
 is given, and running out of time raises :class:`~schemacore.errors.ExecutionFailure`
-rather than answering "no match".
+rather than answering "no match". The timer is left off (and the standard library's
+faster engine used) only for strings short enough that the pattern's bound on
+backtracking stays small (``_Translator.safe_below``). Patterns longer than
+``max_length`` characters, a repeated piece counted as often as it must repeat, are
+refused before compiling, with ExecutionFailure.
 """
 
 from __future__ import annotations
@@ -924,8 +933,8 @@ def compile_pattern(
                 value=timeout,
             ) from None
 
-    # Generated code tests short strings with the fast search itself (no call to
-    # this wrapper); strings of SHORT characters or more always come here.
+    # Generated code tests strings shorter than safe_below with the fast search
+    # itself (no call to this wrapper); longer strings always come here.
     guarded_search.short = fast if armed_from else None  # type: ignore[attr-defined]
     guarded_search.safe_below = armed_from  # type: ignore[attr-defined]
     return guarded_search

@@ -8,6 +8,7 @@ refused before any matching (``limit == "max_pattern_input"``).
 
 from __future__ import annotations
 
+from contextlib import suppress
 from typing import Any
 
 import pytest
@@ -397,3 +398,25 @@ def test_ambiguous_patterns_answer_or_time_out(pattern: str, length: int) -> Non
                 validator.is_valid(text)
             except ExecutionFailure as exc:
                 assert exc.limit == "regex_timeout"
+
+
+@pytest.mark.parametrize(
+    "pattern",
+    [
+        pytest.param(
+            "".join(f"(?<n{i}>a)" for i in range(20_000))
+            + "".join(f"\\k<n{i}>" for i in range(0, 20_000, 7)),
+            id="named-groups-and-references",
+        ),
+        pytest.param("(" * 2_000 + "\\1" * 50_000 + ")" * 2_000, id="references-in-deep-groups"),
+        pytest.param("\\u{" * 30_000 + "}", id="open-escapes"),
+        pytest.param("a{" + "9" * 50_000 + "}", id="long-count"),  # int() refuses 4,300 digits
+    ],
+)
+def test_translation_is_linear_in_the_pattern(pattern: str) -> None:
+    # Translation alone, as if max_pattern_length allowed these: no step may look
+    # back over the groups seen so far (20,000 named groups took 6.9 s that way).
+    from schemacore.ecma262 import PatternError, _Translator
+
+    with within(QUICK), suppress(PatternError):
+        _Translator(pattern, 10**9).translate()
