@@ -428,6 +428,8 @@ def _pattern(
         limits.regex_timeout,
         limits.max_pattern_input,
         ctx.location("pattern"),
+        max_length=limits.max_pattern_length,
+        pointer=ctx.pointer_to("pattern"),
     )
     short = getattr(search, "short", None)
     # Up to this length the fast search alone decides; longer strings go through the

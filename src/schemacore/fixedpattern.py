@@ -31,7 +31,7 @@ CLASSES: Final = {
 }
 _CLASS = "|".join(re.escape(c) for c in sorted(CLASSES, key=len, reverse=True))
 # An atom: a class above, an escaped syntax character, or a plain character.
-_ATOM = re.compile(rf"({_CLASS})|\\([\\^$.|?*+()\[\]{{}}/-])|([^\\^$.|?*+()\[\]{{}}])")
+_ATOM = re.compile(rf"({_CLASS})|\\([\\^$.|?*+()\[\]{{}}/])|([^\\^$.|?*+()\[\]{{}}])")
 _COUNT = re.compile(r"\{([1-9][0-9]{0,2})\}")
 _MAX_LENGTH = 256
 

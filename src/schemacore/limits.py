@@ -38,6 +38,13 @@ class Limits:
             remembered; its error and evaluation paths, whose reports grow
             exponentially, fail once they have repeated this many applications.
 
+        max_pattern_length: longest regular expression compiled, for ``pattern``,
+            ``patternProperties`` and an asserted ``regex`` format (checked on the
+            instance string, while validating). A piece repeated ``{n}`` or ``{n,}``
+            times counts ``n`` times (``a{99999}`` is 99,999 characters): the
+            regular-expression engine unrolls such repeats while compiling, so a
+            short pattern can cost as much as a long one.
+
     Instance (checked while validating):
         max_instance_depth: how many recursive applications (through a reference
             or subschema that leads back to a schema being applied) may be nested
@@ -65,6 +72,7 @@ class Limits:
     max_instance_depth: int = 256
     max_instance_nodes: int | None = None
     max_pattern_input: int = 100_000
+    max_pattern_length: int = 4_096
     regex_timeout: float = 0.5
     time_budget: float | None = None
 

@@ -8,13 +8,17 @@ refused before any matching (``limit == "max_pattern_input"``).
 
 from __future__ import annotations
 
+from contextlib import suppress
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import schemacore
 from schemacore import ExecutionFailure, Limits, SchemaCoreError
 
+from ..properties.strategies import ambiguous_patterns
 from .support import (
     CALLS,
     PATHS,
@@ -246,16 +250,173 @@ def test_long_strings_are_fine_where_no_pattern_runs() -> None:
         pytest.param("((a*)*)*$", id="nested-stars"),
     ],
 )
-def test_hostile_patterns_compile_or_fail_closed(pattern: str) -> None:
+@pytest.mark.parametrize(
+    "limits",
+    [
+        pytest.param(FAST, id="default-length"),
+        pytest.param(Limits(regex_timeout=0.05, max_pattern_length=200_000), id="long-allowed"),
+    ],
+)
+def test_hostile_patterns_compile_or_fail_closed(pattern: str, limits: Limits) -> None:
     with within(QUICK):
         try:
-            validator = schemacore.compile({"pattern": pattern}, limits=FAST)
+            validator = schemacore.compile({"pattern": pattern}, limits=limits)
         except SchemaCoreError as exc:
-            assert isinstance(exc, schemacore.SchemaError), exc
             assert exc.location == "/pattern"
+            if isinstance(exc, ExecutionFailure):
+                assert exc.limit == "max_pattern_length"
+                assert len(pattern) > limits.max_pattern_length
+            else:
+                assert isinstance(exc, schemacore.SchemaError), exc
             return
     with within(QUICK):
         try:
             validator.is_valid("a" * 40 + "!")
         except ExecutionFailure as exc:
             assert exc.limit == "regex_timeout"
+
+
+# -- the untimed fast path: only for patterns whose worst case is provably small -------
+
+# Each took seconds (the first 20 s or more) on the standard library's engine, which
+# has no timeout, before patterns were admitted to it by a bound on their backtracking.
+UNTIMED_HANGS = [
+    pytest.param("a{0,30}" * 6 + "b", "a" * 100, id="six-bounded-ranges"),
+    pytest.param("a?" * 26 + "a" * 26, "a" * 25 + "!", id="optional-atoms"),
+    pytest.param("^" + "(?:a|aa)" * 40 + "$", "a" * 60 + "!", id="alternations-in-sequence"),
+]
+
+
+@pytest.mark.parametrize("call", CALLS)
+@pytest.mark.parametrize(("pattern", "instance"), UNTIMED_HANGS)
+def test_ambiguous_patterns_are_timed_even_on_short_strings(
+    pattern: str, instance: str, call: Call
+) -> None:
+    validator = schemacore.compile({"pattern": pattern}, limits=FAST)
+    with within(QUICK):
+        try:
+            answer = call(validator, instance)
+        except ExecutionFailure as exc:
+            assert exc.limit == "regex_timeout"
+            return
+    assert answer in (False, None) or isinstance(answer, (list, schemacore.ValidationError))
+
+
+# -- max_pattern_length -------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("schema", "where"),
+    [
+        pytest.param(lambda p: {"pattern": p}, "/pattern", id="pattern"),
+        pytest.param(
+            lambda p: {"properties": {"a": {"pattern": p}}},
+            "/properties/a/pattern",
+            id="nested",
+        ),
+        pytest.param(
+            lambda p: {"patternProperties": {p: {}}}, "/patternProperties/", id="patternProperties"
+        ),
+    ],
+)
+@pytest.mark.parametrize(
+    "pattern",
+    [
+        pytest.param("a" * 50_000, id="long"),
+        pytest.param("\\S" * 25_000, id="long-classes"),
+        pytest.param("a{99999999}", id="huge-count"),  # the regex package would unroll it
+        pytest.param("(?:(?:a{100}){100}){100}", id="nested-counts"),
+    ],
+)
+def test_patterns_longer_than_max_pattern_length_fail_closed(
+    pattern: str, schema: Any, where: str
+) -> None:
+    with within(QUICK), pytest.raises(ExecutionFailure) as caught:
+        schemacore.compile(schema(pattern))
+    failure = caught.value
+    assert failure.limit == "max_pattern_length"
+    assert failure.value == DEFAULTS.max_pattern_length
+    assert failure.location.startswith(where), failure.location
+    assert "max_pattern_length" in failure.message
+
+
+def test_max_pattern_length_counts_least_repeats_and_is_configurable() -> None:
+    limit = DEFAULTS.max_pattern_length
+    assert schemacore.compile({"pattern": "a" * limit}).is_valid("a" * limit)
+    assert schemacore.compile({"pattern": f"a{{{limit}}}"}).is_valid("a" * limit)
+    assert schemacore.compile({"pattern": "^a{0,99999999}$"}).is_valid("a" * 5)
+    with pytest.raises(ExecutionFailure):
+        schemacore.compile({"pattern": "a" * (limit + 1)})
+    with pytest.raises(ExecutionFailure):
+        schemacore.compile({"pattern": f"a{{{limit + 1}}}"})
+    wider = Limits(max_pattern_length=limit * 4)
+    assert schemacore.compile({"pattern": "a" * (limit + 1)}, limits=wider).is_valid("a" * 5000)
+    # A pattern cached under the wider limit is still refused under the default one.
+    with pytest.raises(ExecutionFailure):
+        schemacore.compile({"pattern": "a" * (limit + 1)})
+    with pytest.raises(ExecutionFailure):
+        schemacore.compile({"pattern": "ab"}, limits=Limits(max_pattern_length=1))
+
+
+@pytest.mark.parametrize("call", CALLS)
+@pytest.mark.parametrize(
+    "instance",
+    [
+        pytest.param("a" * 100_000, id="long"),
+        pytest.param("(a)" * 33_000, id="long-groups"),
+        pytest.param("a{99999999}", id="huge-count"),
+    ],
+)
+def test_regex_format_on_long_instances_fails_closed(instance: str, call: Call) -> None:
+    validator = schemacore.compile({"format": "regex"}, format_assertion=True)
+    failure = expect_failure(call, validator, instance, limit="max_pattern_length")
+    assert failure.value == DEFAULTS.max_pattern_length
+
+
+def test_regex_format_within_max_pattern_length_answers() -> None:
+    validator = schemacore.compile({"format": "regex"}, format_assertion=True)
+    limit = DEFAULTS.max_pattern_length
+    with within(QUICK):
+        assert validator.is_valid("\\S" * (limit // 2))
+        assert validator.is_valid("." * limit)
+        assert not validator.is_valid("(" * limit)
+    wider = schemacore.compile(
+        {"format": "regex"}, format_assertion=True, limits=Limits(max_pattern_length=200_000)
+    )
+    assert wider.is_valid("a" * 100_000)
+
+
+@settings(max_examples=60, deadline=None, derandomize=True, database=None)
+@given(ambiguous_patterns(), st.sampled_from([8, 30, 100, 300]))
+def test_ambiguous_patterns_answer_or_time_out(pattern: str, length: int) -> None:
+    # Whatever engine runs the match, it ends within the timeout (plus slack): the
+    # untimed fast path must never take a pattern that can backtrack for long.
+    validator = schemacore.compile({"pattern": pattern}, limits=FAST)
+    for text in ("a" * length + "!", "a" * length):
+        with within(QUICK / 2, repr((pattern, len(text)))):
+            try:
+                validator.is_valid(text)
+            except ExecutionFailure as exc:
+                assert exc.limit == "regex_timeout"
+
+
+@pytest.mark.parametrize(
+    "pattern",
+    [
+        pytest.param(
+            "".join(f"(?<n{i}>a)" for i in range(20_000))
+            + "".join(f"\\k<n{i}>" for i in range(0, 20_000, 7)),
+            id="named-groups-and-references",
+        ),
+        pytest.param("(" * 2_000 + "\\1" * 50_000 + ")" * 2_000, id="references-in-deep-groups"),
+        pytest.param("\\u{" * 30_000 + "}", id="open-escapes"),
+        pytest.param("a{" + "9" * 50_000 + "}", id="long-count"),  # int() refuses 4,300 digits
+    ],
+)
+def test_translation_is_linear_in_the_pattern(pattern: str) -> None:
+    # Translation alone, as if max_pattern_length allowed these: no step may look
+    # back over the groups seen so far (20,000 named groups took 6.9 s that way).
+    from schemacore.ecma262 import PatternError, _Translator
+
+    with within(QUICK), suppress(PatternError):
+        _Translator(pattern, 10**9).translate()

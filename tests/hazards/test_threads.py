@@ -227,6 +227,48 @@ def test_compiling_in_many_threads_at_once(busy_switching: None) -> None:
     assert results == [(True, False)] * (THREADS * 5)
 
 
+
+class SlowEviction(dict[str, Any]):
+    """The pattern cache, with a thread switch in the middle of every eviction."""
+
+    def __delitem__(self, key: str) -> None:
+        time.sleep(0.001)
+        super().__delitem__(key)
+
+
+def test_pattern_cache_eviction_in_many_threads(
+    busy_switching: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # More distinct patterns than the cache holds, from every thread at once: each
+    # insertion evicts, and two threads must not evict the same entry (the slow
+    # eviction lets the others find that oldest entry while one is deleting it).
+    from schemacore import ecma262
+
+    monkeypatch.setattr(ecma262, "_CACHE_SIZE", 4)
+    monkeypatch.setattr(ecma262, "_CACHE", SlowEviction())
+    barrier = threading.Barrier(THREADS)
+    crashes: list[BaseException] = []
+    answers: list[bool] = []
+
+    def worker(index: int) -> None:
+        try:
+            barrier.wait(timeout=30)
+            for i in range(50):
+                number = (i * 7 + index) % 97
+                search = ecma262.compile_pattern(f"^x{number}[a-z]*$")
+                answers.append(bool(search(f"x{number}abc")) and not search(f"y{number}"))
+        except BaseException as exc:  # reported below
+            crashes.append(exc)
+
+    threads = [threading.Thread(target=worker, args=(i,)) for i in range(THREADS)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=300)
+    assert crashes == []
+    assert answers == [True] * (THREADS * 50)
+    assert len(ecma262._CACHE) <= 4
+
 # -- the time budget is per thread, per call ------------------------------------------
 
 

@@ -27,10 +27,12 @@ from hypothesis import strategies as st
 __all__ = [
     "NAMES",
     "PATTERNS",
+    "ambiguous_patterns",
     "documents",
     "fresh_copy",
     "harvest",
     "hostile_documents",
+    "hostile_patterns",
     "instances_for",
     "json_texts",
     "json_values",
@@ -361,6 +363,10 @@ _ODD_VALUES = st.one_of(
             "[",
             "\\",
             "^(a|aa)+$",
+            "\\\u0660",
+            "^(a)?\\1b$",
+            "a{0,30}a{0,30}a{0,30}a{0,30}a{0,30}a{0,30}b",
+            "a{99999999}",
             -1,
             1.5,
             0,
@@ -583,3 +589,70 @@ def repr_safe(value: Any) -> str:
     except ValueError:
         return "e+5000"
     return ""
+
+
+# -- hostile regular expressions ------------------------------------------------------
+
+# Pieces of ECMA-262 syntax, whole constructs and characters that look like syntax to
+# Python's str methods (non-ASCII digits pass str.isdigit(), letters str.isalnum()).
+_PATTERN_PIECES = [
+    *"\\()[]{}?*+|^$.-,<>=!:/",
+    *"kuxcpPdDwWsSbB019a_",
+    "\u0660",  # ARABIC-INDIC DIGIT ZERO
+    "\u00b2",  # SUPERSCRIPT TWO
+    "\uff11",  # FULLWIDTH DIGIT ONE
+    "\u00e9",
+    "\U0001f600",
+    "{1,2}",
+    "{2,}",
+    "{0,30}",
+    "{99999999}",  # unrolled by the regex package: refused by max_pattern_length
+    "(?:",
+    "(?=",
+    "(?<=",
+    "(?<n>",
+    "\\k<n>",
+    "\\1",
+    "\\0",
+    "\\u{",
+    "\\p{L}",
+    "\\cJ",
+]
+
+
+def hostile_patterns() -> st.SearchStrategy[str]:
+    """Strings made of regular-expression syntax, most of them invalid patterns."""
+    single = [piece for piece in _PATTERN_PIECES if len(piece) == 1]
+    # Every character escaped: identity escapes, class escapes, back references.
+    escaped = st.sampled_from(single).map(lambda c: "\\" + c)
+    return st.lists(st.sampled_from(_PATTERN_PIECES) | escaped, max_size=12).map("".join)
+
+
+# Pieces that can all match the same run of "a": in sequence they can backtrack
+# polynomially (each bounded or unbounded quantifier) or exponentially (optional and
+# alternative pieces, nested quantifiers).
+_AMBIGUOUS_PIECES = [
+    "a",
+    "a?",
+    "a*",
+    "a+",
+    "a{0,30}",
+    "a{2,}",
+    "[ab]*",
+    "(?:a|aa)",
+    "(a)?",
+    "(?:a?){2}",
+    "(?:a*)*",
+    "(a|b)+",
+    "(?=a)",
+]
+
+
+@st.composite
+def ambiguous_patterns(draw: st.DrawFn) -> str:
+    """Patterns of pieces that compete for the same characters, maybe anchored: a
+    few kinds of piece, each repeated (a?a?a?..., a{0,30}a*a{0,30}...)."""
+    kinds = draw(st.lists(st.sampled_from(_AMBIGUOUS_PIECES), min_size=1, max_size=3))
+    count = draw(st.integers(1, 40))  # not a list: hypothesis keeps lists short
+    body = "".join(draw(st.sampled_from(kinds)) for _ in range(count))
+    return draw(st.sampled_from(["", "^"])) + body + draw(st.sampled_from(["", "$", "b"]))

@@ -30,6 +30,7 @@ from .profiles import PROFILE
 from .strategies import (
     documents,
     hostile_documents,
+    hostile_patterns,
     instances_for,
     json_texts,
     json_values,
@@ -300,3 +301,26 @@ def test_pickling_preserves_answers(case: tuple[Any, list[Any]]) -> None:
     for instance in instances:
         assert answer(clone, instance) == answer(validator, instance)
         assert error_summary(clone, instance) == error_summary(validator, instance)
+
+
+_REGEX_FORMAT = schemacore.compile({"format": "regex"}, format_assertion=True)
+
+
+@PROFILE
+@given(hostile_patterns(), st.text(alphabet="a1_\u0660\n", max_size=6))
+def test_patterns_compile_or_are_schema_errors(pattern: str, text: str) -> None:
+    """Any pattern compiles or is a SchemaError (never an internal error), the regex
+    format answers True or False for it, and a compiled one answers any string."""
+    note(repr(pattern))
+    valid_format = answer(_REGEX_FORMAT, pattern)
+    try:
+        validator = schemacore.compile({"pattern": pattern})
+    except schemacore.SchemaError:
+        assert valid_format is False
+        return
+    except ExecutionFailure as exc:  # a{99999999}: too large to compile
+        assert exc.limit == "max_pattern_length"
+        assert valid_format == ("ExecutionFailure", "max_pattern_length")
+        return
+    assert valid_format is True
+    assert answer(validator, text) in (True, False, ("ExecutionFailure", "regex_timeout"))

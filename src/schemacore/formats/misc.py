@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from ..ecma262 import is_valid_pattern
+from ..errors import ExecutionFailure
 
 __all__ = ["is_regex", "is_uuid"]
 
@@ -18,8 +19,12 @@ def is_uuid(value: str) -> bool:
 
 
 def is_regex(value: str) -> bool:
-    """An ECMA-262 regular expression, as the ``pattern`` keyword would compile it."""
+    """An ECMA-262 regular expression, as the ``pattern`` keyword would compile it.
+
+    A pattern longer than ``Limits().max_pattern_length`` is not compiled and counts
+    as invalid here; the ``format`` keyword raises ExecutionFailure for it instead.
+    """
     try:
         return is_valid_pattern(value)
-    except RecursionError:
+    except (RecursionError, ExecutionFailure):
         return False

@@ -43,9 +43,15 @@ def pattern_searches(ctx: SchemaContext, patterns: Any, keyword: str) -> list[An
     for pattern in patterns:
         try:
             where = ctx.location(keyword, pattern)
-            out.append(
-                compile_pattern(pattern, limits.regex_timeout, limits.max_pattern_input, where)
+            search = compile_pattern(
+                pattern,
+                limits.regex_timeout,
+                limits.max_pattern_input,
+                where,
+                max_length=limits.max_pattern_length,
+                pointer=ctx.pointer_to(keyword, pattern),
             )
+            out.append(search)
         except PatternError as exc:
             raise ctx.schema_error(str(exc), keyword, pattern) from None
     return out

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..compiler import Keyword, SchemaContext, assertion
+from ..ecma262 import is_valid_pattern
 from ..errors import ExecutionFailure, UnsupportedCapability
 from ..formats import CHECKERS as _BUILTIN_CHECKERS
 
@@ -49,6 +50,15 @@ def compile_format(ctx: SchemaContext, value: Any) -> Keyword | None:
                 )
             return None
         valid = builtin
+        if value == "regex":
+            # The instance is a pattern to compile: bounded by max_pattern_length
+            # (ExecutionFailure past it), as a pattern in the schema would be.
+            longest = ctx.options.limits.max_pattern_length
+            location = ctx.location("format")
+
+            def valid(x: Any) -> bool:
+                return is_valid_pattern(x, longest, location)
+
     else:
         where = ctx.pointer_to("format")
         check = custom

@@ -231,7 +231,12 @@ def compile_pattern_keyword(ctx: SchemaContext, value: Any) -> Keyword:
     try:
         limits = ctx.options.limits
         search = compile_pattern(
-            value, limits.regex_timeout, limits.max_pattern_input, ctx.location("pattern")
+            value,
+            limits.regex_timeout,
+            limits.max_pattern_input,
+            ctx.location("pattern"),
+            max_length=limits.max_pattern_length,
+            pointer=ctx.pointer_to("pattern"),
         )
     except PatternError as exc:
         raise ctx.schema_error(str(exc), "pattern") from None
