@@ -36,8 +36,8 @@ from typing import Any, ClassVar
 from ..dialect import DRAFT_2020_12, OTHER_DRAFTS, normalise
 from ..errors import SchemaCoreError, UnsupportedCapability
 from ..limits import Limits
+from ..pointer import escape
 from ..resources import Index, bundled_metaschemas
-from ..uri import join, split_fragment
 from ..validator import Validator as CoreValidator
 from ..validator import compile as core_compile
 from ._checkers import FormatChecker, FormatError, TypeChecker, UndefinedTypeCheck, format_options
@@ -140,38 +140,27 @@ def _jsonschema_default_registry() -> Any:
 
 class _SchemaLocator:
     """Finds the schema object holding a keyword from its absolute location, for
-    ``error.schema`` and ``error.validator_value`` (built on first use: most callers
-    never read them)."""
+    ``error.schema`` and ``error.validator_value``, in the resource index the engine
+    built while compiling (it holds every document and embedded resource reached)."""
 
-    def __init__(self, schema: Any, options: Mapping[str, Any]) -> None:
-        self._schema = schema
-        self._options = options
-        self._index: Index | None = None
-        self._lock = threading.Lock()
+    def __init__(self, owner: _ValidatorBase) -> None:
+        self._owner = owner
 
     def __call__(self, absolute: str, keyword: str) -> tuple[Any, Any]:
         uri, _, pointer = absolute.partition("#")
         if keyword != "false":
-            # The keyword's own token is the last one; the schema holding it is above.
-            pointer = pointer[: pointer.rfind("/")] if "/" in pointer else ""
+            # The schema holding the keyword is above the keyword's token (which is
+            # the last one, or is followed by a property name for dependentRequired).
+            at = pointer.rfind("/" + escape(keyword))
+            pointer = pointer[:at] if at >= 0 else ""
         try:
-            node = self._index_of().resolve(f"{uri}#{pointer}", "").node
+            index: Index = self._owner._validator()._compiler.index
+            node = index.resolve(f"{uri}#{pointer}", "").node
         except (SchemaCoreError, LookupError, ValueError):
             return None, None
         if keyword == "false":
             return node, None
         return node, node.get(keyword) if isinstance(node, dict) else None
-
-    def _index_of(self) -> Index:
-        with self._lock:
-            if self._index is None:
-                index = Index(self._options.get("registry"), self._options.get("loader"), Limits())
-                base = ""
-                if isinstance(self._schema, dict) and isinstance(self._schema.get("$id"), str):
-                    base = split_fragment(join("", self._schema["$id"]))[0]
-                index.add_document(base, self._schema)
-                self._index = index
-            return self._index
 
 
 class _ValidatorBase:
@@ -214,7 +203,7 @@ class _ValidatorBase:
         self.limits = limits
         self._options = _registry_options(registry)
         self._compiled: CoreValidator | None = None
-        self._locator = _SchemaLocator(schema, self._options)
+        self._locator = _SchemaLocator(self)
 
     def __repr__(self) -> str:
         name = type(self).__name__

@@ -25,7 +25,10 @@ __all__ = ["ErrorTree", "SchemaError", "ValidationError", "best_match", "relevan
 Locator = Callable[[str, str], tuple[Any, Any]]
 
 _ARRAY = frozenset(ARRAY)
-_MAPPING = frozenset((*MAPPING, "dependentRequired"))
+_MAPPING = frozenset(MAPPING)
+# Keywords the engine locates below themselves (dependentRequired/<name>), where
+# python-jsonschema's schema paths end at the keyword.
+_ENDS_PATH = frozenset(("dependentRequired",))
 _TYPES = TypeChecker()
 
 
@@ -65,6 +68,8 @@ def schema_tokens(pointer: str) -> list[str | int]:
             continue
         else:
             tokens.append(token)
+            if token in _ENDS_PATH:
+                break
             if token in _ARRAY:
                 expect = "index"
             elif token in _MAPPING:
