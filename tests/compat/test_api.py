@@ -349,3 +349,13 @@ def test_jsonschema_extend_hands_the_whole_schema_to_schemacore() -> None:
     anyof = extended({"anyOf": [{"type": "string"}, {"minimum": 3}]})
     [error] = anyof.iter_errors(1)
     assert jsonschema.exceptions.best_match(error.context) in error.context
+
+
+def test_extended_class_never_fetches() -> None:
+    """python-jsonschema's default registry retrieves http(s) references; a class made
+    from ours must not: an unknown reference is a SchemaError, with no network."""
+    jsonschema = pytest.importorskip("jsonschema")
+    extended = jsonschema.validators.extend(Draft202012Validator, {})
+    validator = extended({"$ref": "https://example.com/not-registered.json"})
+    with pytest.raises(schemacore.SchemaError, match="never fetches"):
+        validator.is_valid(1)
