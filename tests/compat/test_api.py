@@ -170,6 +170,8 @@ def test_format_is_an_annotation_unless_a_checker_is_given() -> None:
     checker = Draft202012Validator.FORMAT_CHECKER
     assert not Draft202012Validator(schema, format_checker=checker).is_valid("nope")
     assert Draft202012Validator(schema, format_checker=checker).is_valid("a@example.com")
+    # python-jsonschema's positional order: schema, resolver, format_checker.
+    assert not Draft202012Validator(schema, None, checker).is_valid("nope")
     only_uuid = FormatChecker(["uuid"])
     assert Draft202012Validator(schema, format_checker=only_uuid).is_valid("nope")
     assert not Draft202012Validator({"format": "uuid"}, format_checker=only_uuid).is_valid("x")

@@ -182,16 +182,18 @@ class _ValidatorBase:
     def __init__(
         self,
         schema: Any,
-        registry: Any = None,
+        resolver: Any = None,
         format_checker: Any = None,
         *,
-        resolver: Any = None,
+        registry: Any = None,
         limits: Limits | None = None,
     ) -> None:
-        """``schema`` is compiled on first use. ``registry`` is a
-        ``referencing.Registry`` or a mapping of URIs to schemas; ``format_checker``
-        (e.g. ``FORMAT_CHECKER``) turns ``format`` into an assertion, as in
-        python-jsonschema; ``limits`` are schemacore's resource limits."""
+        """The arguments of python-jsonschema's classes, in their order. ``schema`` is
+        compiled on first use. ``registry`` is a ``referencing.Registry`` or a mapping
+        of URIs to schemas; ``format_checker`` (e.g. ``FORMAT_CHECKER``) turns
+        ``format`` into an assertion, as in python-jsonschema; ``limits`` are
+        schemacore's resource limits. ``resolver`` (python-jsonschema's deprecated
+        ``RefResolver``) is refused."""
         if resolver is not None:
             raise TypeError(
                 "schemacore.compat takes no RefResolver (deprecated in python-jsonschema): "

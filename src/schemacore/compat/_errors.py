@@ -241,14 +241,16 @@ class ValidationError(_CompatMixin, core.ValidationError):
         parent: ValidationError | None = None,
     ) -> ValidationError:
         """The compat view of the engine's ``error`` (and, recursively, its context)."""
-        wrapped = cls(
-            error.message,
-            keyword=error.keyword,
-            instance_location=error.instance_location,
-            keyword_location=error.keyword_location,
-            absolute_keyword_location=error.absolute_keyword_location,
-            instance=error.instance,
-        )
+        # Built as the engine builds its own (ValidationError._at): the pointers stay
+        # unwritten until read, and many callers only read messages or count.
+        wrapped = cls.__new__(cls, error.message)
+        wrapped.message = error.message
+        wrapped.keyword = error.keyword
+        wrapped._instance_location = error._instance_location
+        wrapped._keyword_location = error._keyword_location
+        wrapped._paths = error._paths
+        wrapped.absolute_keyword_location = error.absolute_keyword_location
+        wrapped.instance = error.instance
         wrapped._root = root
         wrapped._locator = locator
         wrapped.parent = parent
