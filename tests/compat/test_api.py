@@ -141,6 +141,8 @@ def test_check_schema_raises_a_schema_error() -> None:
     with pytest.raises(SchemaError) as bad_regex:
         Draft202012Validator.check_schema({"pattern": "(("})
     assert bad_regex.value.validator == "format"
+    # As in python-jsonschema, format_checker=None checks no format of the meta-schema.
+    Draft202012Validator.check_schema({"pattern": "(("}, format_checker=None)
     assert Draft202012Validator.META_SCHEMA["$id"] == "https://json-schema.org/draft/2020-12/schema"
 
 

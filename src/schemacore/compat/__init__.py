@@ -163,6 +163,9 @@ class _SchemaLocator:
         return node, node.get(keyword) if isinstance(node, dict) else None
 
 
+_DEFAULT: Any = object()  # check_schema's default format checker: the class's own
+
+
 class _ValidatorBase:
     """What every compat validator class shares; each concrete class comes from one
     row of :data:`DIALECTS`."""
@@ -214,14 +217,14 @@ class _ValidatorBase:
     # -- the protocol -----------------------------------------------------------
 
     @classmethod
-    def check_schema(cls, schema: Any, format_checker: Any = None) -> None:
+    def check_schema(cls, schema: Any, format_checker: Any = _DEFAULT) -> None:
         """Raise :class:`SchemaError` if ``schema`` is invalid under ``META_SCHEMA``.
 
         Formats in the meta-schema (``regex`` for ``pattern``, ...) are asserted with
-        ``format_checker``, by default ``FORMAT_CHECKER``. The error raised is the
-        most relevant one (:func:`best_match`).
+        ``format_checker``, by default ``FORMAT_CHECKER`` (None: not asserted). The
+        error raised is the most relevant one (:func:`best_match`).
         """
-        if format_checker is None:
+        if format_checker is _DEFAULT:
             meta = cls.__dict__.get("_meta_validator")
             if meta is None:
                 meta = cls(cls.META_SCHEMA, format_checker=cls.FORMAT_CHECKER)
