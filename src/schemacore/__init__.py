@@ -12,6 +12,16 @@ Compile a schema once, then validate many instances::
 
 from __future__ import annotations
 
+__version__ = "0.1.0"
+
+try:
+    import regex as _regex  # noqa: F401  (the one runtime dependency)
+except ImportError as _missing:  # pragma: no cover - tested in a subprocess
+    raise ImportError(
+        "schemacore needs the 'regex' package (ECMA-262 patterns are run with it); "
+        "install it with: pip install regex"
+    ) from _missing
+
 from .errors import (
     ExecutionFailure,
     SchemaCoreError,
@@ -39,5 +49,3 @@ __all__ = [
     "is_valid",
     "validate",
 ]
-
-__version__ = "0.1.0"

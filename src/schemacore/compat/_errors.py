@@ -1,0 +1,368 @@
+"""Errors with python-jsonschema's attributes, ``best_match`` and ``ErrorTree``.
+
+A compat error *is* a :class:`schemacore.ValidationError` (or
+:class:`schemacore.SchemaError`): its JSON Pointers, ``keyword`` and ``context`` stay
+what the engine reported, and the python-jsonschema views (deques of path elements,
+``validator``, ``schema``, ...) are worked out from them on first read.
+"""
+
+from __future__ import annotations
+
+import reprlib
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
+
+from .. import errors as core
+from ..pointer import parse_pointer
+from ..relevance import best_match as _core_best_match
+from ..resources import ARRAY, MAPPING
+from ._checkers import TypeChecker
+
+__all__ = ["ErrorTree", "SchemaError", "ValidationError", "best_match", "relevance"]
+
+# Given an absolute keyword location and the keyword: (schema holding it, its value).
+Locator = Callable[[str, str], tuple[Any, Any]]
+
+_ARRAY = frozenset(ARRAY)
+_MAPPING = frozenset(MAPPING)
+# Keywords the engine locates below themselves (dependentRequired/<name>), where
+# python-jsonschema's schema paths end at the keyword.
+_ENDS_PATH = frozenset(("dependentRequired",))
+_TYPES = TypeChecker()
+
+
+def _no_location(absolute: str, keyword: str) -> tuple[Any, Any]:
+    return None, None
+
+
+def instance_tokens(instance: Any, pointer: str) -> list[str | int]:
+    """The tokens of ``pointer`` into ``instance``, array indices as ints (as
+    python-jsonschema writes them), member names as strings."""
+    tokens: list[str | int] = []
+    node = instance
+    for token in parse_pointer(pointer):
+        if isinstance(node, list):
+            index = int(token)
+            tokens.append(index)
+            node = node[index] if index < len(node) else None
+        else:
+            tokens.append(token)
+            node = node.get(token) if isinstance(node, dict) else None
+    return tokens
+
+
+def schema_tokens(pointer: str) -> list[str | int]:
+    """The tokens of an evaluation path, as python-jsonschema's schema paths have them:
+    array positions as ints, and no ``$ref`` hop (it names no place to fail)."""
+    tokens: list[str | int] = []
+    expect = "keyword"
+    for token in parse_pointer(pointer):
+        if expect == "index":
+            tokens.append(int(token) if token.isdigit() else token)
+            expect = "keyword"
+        elif expect == "name":
+            tokens.append(token)
+            expect = "keyword"
+        elif token == "$ref":
+            continue
+        else:
+            tokens.append(token)
+            if token in _ENDS_PATH:
+                break
+            if token in _ARRAY:
+                expect = "index"
+            elif token in _MAPPING:
+                expect = "name"
+    return tokens
+
+
+def _format_index(container: str, tokens: Iterable[str | int]) -> str:
+    return container + "".join(f"[{token!r}]" for token in tokens)
+
+
+class _CompatMixin:
+    """python-jsonschema's error attributes, computed from the engine's locations.
+
+    Every path attribute returns a new deque on each read: mutating one does not
+    change the error, and the error's locations stay those the engine reported.
+    """
+
+    __slots__ = ()
+
+    # Provided by the concrete classes (engine fields and compat bookkeeping).
+    message: str
+    keyword: str
+    instance_location: str
+    keyword_location: str
+    absolute_keyword_location: str
+    instance: Any
+    context: tuple[Any, ...]
+    parent: Any
+    cause: BaseException | None
+    _root: Any
+    _locator: Locator
+
+    # -- what failed ----------------------------------------------------------
+
+    @property
+    def validator(self) -> str | None:
+        """The keyword that failed (None for a ``false`` schema, as python-jsonschema)."""
+        return None if self.keyword == "false" else self.keyword
+
+    @property
+    def validator_value(self) -> Any:
+        """The value of the failing keyword in its schema."""
+        if self.keyword == "false":
+            return None
+        return self._locator(self.absolute_keyword_location, self.keyword)[1]
+
+    @property
+    def schema(self) -> Any:
+        """The schema object (or ``False``) holding the failing keyword."""
+        return self._locator(self.absolute_keyword_location, self.keyword)[0]
+
+    # -- where ------------------------------------------------------------------
+
+    @property
+    def absolute_path(self) -> deque[str | int]:
+        """Path from the root instance to the failing value."""
+        return deque(instance_tokens(self._root, self.instance_location))
+
+    @property
+    def relative_path(self) -> deque[str | int]:
+        """Path from the parent error's value (the root, for a top-level error)."""
+        path = self.absolute_path
+        if self.parent is not None:
+            for _ in range(len(self.parent.absolute_path)):
+                path.popleft()
+        return path
+
+    @property
+    def path(self) -> deque[str | int]:
+        """Same as :attr:`relative_path`."""
+        return self.relative_path
+
+    @property
+    def absolute_schema_path(self) -> deque[str | int]:
+        """Path through the schema to the failing keyword, ``$ref`` hops left out."""
+        return deque(schema_tokens(self.keyword_location))
+
+    @property
+    def relative_schema_path(self) -> deque[str | int]:
+        """Schema path from the parent error's keyword (the root, top level)."""
+        path = self.absolute_schema_path
+        if self.parent is not None:
+            for _ in range(len(self.parent.absolute_schema_path)):
+                path.popleft()
+        return path
+
+    @property
+    def schema_path(self) -> deque[str | int]:
+        """Same as :attr:`relative_schema_path`."""
+        return self.relative_schema_path
+
+    @property
+    def json_path(self) -> str:
+        """The failing value's location as a JSONPath expression (``$.a[0]``)."""
+        parts = ["$"]
+        for token in self.absolute_path:
+            if isinstance(token, int):
+                parts.append(f"[{token}]")
+            elif token[:1].isascii() and token[:1].isalpha() and _plain(token):
+                parts.append(f".{token}")
+            else:
+                escaped = token.replace("\\", "\\\\").replace("'", "\\'")
+                parts.append(f"['{escaped}']")
+        return "".join(parts)
+
+    # -- hooks other code relies on -------------------------------------------
+
+    def _set(self, type_checker: Any = None, **fields: Any) -> None:
+        """Accept python-jsonschema's back-filling of error fields and ignore it.
+
+        A class made from a compat class with ``jsonschema.validators.extend`` calls
+        this on every error it passes on; these errors already know every field."""
+
+    def _matches_type(self) -> bool:
+        """Whether the instance has a type its schema's ``type`` allows (python-
+        jsonschema's ``best_match`` prefers errors where it has)."""
+        schema = self.schema
+        expected = schema.get("type") if isinstance(schema, dict) else None
+        if isinstance(expected, str):
+            expected = [expected]
+        if not isinstance(expected, list):
+            return False
+        for name in expected:
+            try:
+                if _TYPES.is_type(self.instance, name):
+                    return True
+            except Exception:
+                continue
+        return False
+
+    def _describe(self) -> str:
+        return (
+            f"{self.message}\n\n"
+            f"Failed validating {self.validator!r} in "
+            f"{_format_index('schema', list(self.relative_schema_path)[:-1])} "
+            f"({self.absolute_keyword_location})\n"
+            f"On {_format_index('instance', self.relative_path)}: "
+            f"{reprlib.repr(self.instance)}"
+        )
+
+
+def _plain(token: str) -> bool:
+    for char in token:
+        if not (char.isascii() and (char.isalnum() or char == "_")):
+            return False
+    return True
+
+
+class ValidationError(_CompatMixin, core.ValidationError):
+    """An instance does not match its schema.
+
+    A :class:`schemacore.ValidationError` (``instance_location``, ``keyword_location``,
+    ``keyword``, ... are the engine's) with python-jsonschema's attributes besides:
+    ``message``, ``path``/``relative_path``/``absolute_path`` (deques),
+    ``schema_path``/``relative_schema_path``/``absolute_schema_path``, ``json_path``,
+    ``validator``, ``validator_value``, ``instance``, ``schema``, ``context`` (the
+    errors of the branches of a failed ``anyOf``/``oneOf``), ``cause`` and ``parent``.
+    """
+
+    __slots__ = ("_locator", "_root", "cause", "parent")
+
+    @classmethod
+    def _wrap(
+        cls,
+        error: core.ValidationError,
+        root: Any,
+        locator: Locator,
+        parent: ValidationError | None = None,
+    ) -> ValidationError:
+        """The compat view of the engine's ``error`` (and, recursively, its context)."""
+        # Built as the engine builds its own (ValidationError._at): the pointers stay
+        # unwritten until read, and many callers only read messages or count.
+        wrapped = cls.__new__(cls, error.message)
+        wrapped.message = error.message
+        wrapped.keyword = error.keyword
+        wrapped._instance_location = error._instance_location
+        wrapped._keyword_location = error._keyword_location
+        wrapped._paths = error._paths
+        wrapped.absolute_keyword_location = error.absolute_keyword_location
+        wrapped.instance = error.instance
+        wrapped._root = root
+        wrapped._locator = locator
+        wrapped.parent = parent
+        wrapped.cause = None
+        wrapped.context = tuple(cls._wrap(sub, root, locator, wrapped) for sub in error.context)
+        return wrapped
+
+    def __str__(self) -> str:
+        return self._describe()
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # A pickled compat error is the engine's error: locators are not picklable.
+        return core.ValidationError.__reduce__(self)
+
+
+class SchemaError(_CompatMixin, core.SchemaError):
+    """A schema is not valid under its meta-schema (raised by ``check_schema``).
+
+    A :class:`schemacore.SchemaError` whose ``location`` points into the schema, with
+    the attributes of :class:`ValidationError` describing the meta-schema failure
+    (``instance`` is then the failing part of the schema).
+    """
+
+    def __init__(self, error: core.ValidationError, root: Any, locator: Locator) -> None:
+        core.SchemaError.__init__(self, error.message, location=error.instance_location)
+        self.keyword = error.keyword
+        self.instance_location = error.instance_location
+        self.keyword_location = error.keyword_location
+        self.absolute_keyword_location = error.absolute_keyword_location
+        self.instance = error.instance
+        self._root = root
+        self._locator = locator
+        self.parent = None
+        self.cause = None
+        self.context = ValidationError._wrap(error, root, locator).context
+
+    def __str__(self) -> str:
+        return self._describe()
+
+
+def relevance(error: core.ValidationError) -> tuple[int, int]:
+    """Sort key, higher is more relevant: schemacore's rule (see :func:`best_match`)."""
+    depth = error.instance_location.count("/")
+    return depth, 0 if error.keyword in ("anyOf", "oneOf", "false") else 1
+
+
+def best_match(errors: Iterable[ValidationError]) -> ValidationError | None:
+    """The error a person most likely wants to see, or None if there is none.
+
+    schemacore's rule, which is not python-jsonschema's: the *deepest* instance
+    location wins, and inside a failed ``anyOf``/``oneOf`` the branch that came
+    closest to passing (fewest errors) is followed down to a leaf.
+    """
+    found = _core_best_match(errors)
+    return found if isinstance(found, ValidationError) or found is None else None
+
+
+class ErrorTree:
+    """Errors arranged by instance location: ``tree["items"][0].errors["type"]``.
+
+    ``errors`` maps each failing keyword to its error at this location; indexing
+    with a member name or array index gives the subtree below it.
+    """
+
+    def __init__(self, errors: Iterable[ValidationError] = ()) -> None:
+        self.errors: dict[str | None, ValidationError] = {}
+        self._contents: dict[str | int, ErrorTree] = {}
+        self._instance: Any = _UNSET
+        for error in errors:
+            tree = self
+            for token in error.path:
+                tree = tree._child(token)
+            tree.errors[error.validator] = error
+            tree._instance = error.instance
+
+    def _child(self, index: str | int) -> ErrorTree:
+        tree = self._contents.get(index)
+        if tree is None:
+            tree = self._contents[index] = ErrorTree()
+        return tree
+
+    def __contains__(self, index: object) -> bool:
+        """Whether some error is at or below ``index`` in this subtree."""
+        return index in self._contents
+
+    def __getitem__(self, index: str | int) -> ErrorTree:
+        """The subtree at ``index`` (an empty one if nothing failed there). An index
+        the failing value does not have raises, as looking it up in the value would."""
+        if index not in self._contents and self._instance is not _UNSET:
+            self._instance[index]
+        return self._contents.get(index) or ErrorTree()
+
+    def __iter__(self) -> Iterator[str | int]:
+        """The indices that have errors at or below them."""
+        return iter(self._contents)
+
+    def __len__(self) -> int:
+        return self.total_errors
+
+    @property
+    def total_errors(self) -> int:
+        """How many errors this subtree holds, at every depth."""
+        return len(self.errors) + sum(len(tree) for tree in self._contents.values())
+
+    def __repr__(self) -> str:
+        total = self.total_errors
+        return f"<ErrorTree ({total} total error{'s' if total != 1 else ''})>"
+
+
+class _Unset:
+    def __repr__(self) -> str:
+        return "<unset>"
+
+
+_UNSET: Any = _Unset()

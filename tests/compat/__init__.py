@@ -1,0 +1,1 @@
+"""Tests of schemacore.compat, python-jsonschema's protocol."""
