@@ -290,6 +290,15 @@ class SchemaError(_CompatMixin, core.SchemaError):
     def __str__(self) -> str:
         return self._describe()
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # The constructor takes the engine's error, which is not kept: rebuild
+        # without __init__ and restore every attribute as it was.
+        return (_rebuilt, (type(self), self.args), dict(vars(self)))
+
+
+def _rebuilt(cls: type[SchemaError], args: tuple[Any, ...]) -> SchemaError:
+    return cls.__new__(cls, *args)
+
 
 def relevance(error: core.ValidationError) -> tuple[int, int]:
     """Sort key, higher is more relevant: schemacore's rule (see :func:`best_match`)."""
