@@ -21,11 +21,10 @@ from time import monotonic
 from typing import Any, NamedTuple
 
 from .compiler import Keyword, Node, SchemaContext, finite
-from .ecma262 import compile_pattern
 from .fixedpattern import Run, fixed_runs
 from .guard import too_deep
 from .keywords import expired
-from .keywords.core import memoised, recursion
+from .keywords.core import memoised, pattern_search, recursion
 from .keywords.dispatch import discriminator
 
 __all__ = ["HOT", "WORTH_WRITING", "generate_valid", "promote"]
@@ -423,14 +422,7 @@ def _pattern(
     w: _Writer, i: int, node: Node, ctx: SchemaContext, k: Keyword, x: str, t: str, d: int
 ) -> bool:
     limits = ctx.options.limits
-    search = compile_pattern(
-        ctx.schema["pattern"],
-        limits.regex_timeout,
-        limits.max_pattern_input,
-        ctx.location("pattern"),
-        max_length=limits.max_pattern_length,
-        pointer=ctx.pointer_to("pattern"),
-    )
+    search = pattern_search(ctx, ctx.schema["pattern"], "pattern")
     short = getattr(search, "short", None)
     # Up to this length the fast search alone decides; longer strings go through the
     # guarded search, which arms the timer or refuses them (max_pattern_input).

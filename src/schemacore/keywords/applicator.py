@@ -24,11 +24,10 @@ from ..compiler import (
     locate,
     make_error,
 )
-from ..ecma262 import PatternError, compile_pattern
 from ..errors import ExecutionFailure, ValidationError
 from ..guard import non_string_key
 from ..paths import Path
-from .core import call_errors, call_track, call_valid
+from .core import call_errors, call_track, call_valid, pattern_search
 from .dispatch import discriminator
 
 __all__ = ["KEYWORDS", "pattern_searches"]
@@ -38,23 +37,7 @@ ValidFn = Callable[[Any], bool]
 
 def pattern_searches(ctx: SchemaContext, patterns: Any, keyword: str) -> list[Any]:
     """Compile the regular expressions that are the keys of ``patternProperties``."""
-    out = []
-    limits = ctx.options.limits
-    for pattern in patterns:
-        try:
-            where = ctx.location(keyword, pattern)
-            search = compile_pattern(
-                pattern,
-                limits.regex_timeout,
-                limits.max_pattern_input,
-                where,
-                max_length=limits.max_pattern_length,
-                pointer=ctx.pointer_to(keyword, pattern),
-            )
-            out.append(search)
-        except PatternError as exc:
-            raise ctx.schema_error(str(exc), keyword, pattern) from None
-    return out
+    return [pattern_search(ctx, pattern, keyword, pattern) for pattern in patterns]
 
 
 def string_key(key: Any) -> None:

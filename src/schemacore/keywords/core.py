@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from ..compiler import Evaluated, Keyword, Node, SchemaContext, make_error
+from ..ecma262 import PatternError, compile_pattern
 from ..errors import ExecutionFailure, ValidationError
 from ..guard import CallState, too_deep
 from ..paths import Path, to_pointer
@@ -26,6 +27,7 @@ __all__ = [
     "compile_ref",
     "count_repeat",
     "memoised",
+    "pattern_search",
     "recursion",
 ]
 
@@ -48,6 +50,24 @@ def _track_false(x: Any, acc: Evaluated) -> bool:
 
 def _no_errors(x: Any, ipath: Path, kpath: Path) -> Iterator[ValidationError]:
     return iter(())
+
+
+def pattern_search(ctx: SchemaContext, pattern: str, *tokens: str) -> Callable[[str], Any]:
+    """The search function of a schema's ``pattern`` at ``tokens`` (its keyword, and
+    for patternProperties the pattern), under the validator's limits: an invalid
+    pattern is a SchemaError there."""
+    limits = ctx.options.limits
+    try:
+        return compile_pattern(
+            pattern,
+            limits.regex_timeout,
+            limits.max_pattern_input,
+            ctx.location(*tokens),
+            max_length=limits.max_pattern_length,
+            pointer=ctx.pointer_to(*tokens),
+        )
+    except PatternError as exc:
+        raise ctx.schema_error(str(exc), *tokens) from None
 
 
 def compile_boolean(node: Node, value: bool) -> None:

@@ -12,10 +12,10 @@ from typing import Any
 
 from ..compiler import Keyword, SchemaContext, assertion, make_error
 from ..display import show
-from ..ecma262 import PatternError, compile_pattern
 from ..errors import ExecutionFailure, ValidationError
 from ..jsonvalue import JSON_TYPES, json_key
 from ..paths import Path
+from .core import pattern_search
 
 __all__ = ["KEYWORDS", "parse_types"]
 
@@ -228,18 +228,7 @@ def _size(
 def compile_pattern_keyword(ctx: SchemaContext, value: Any) -> Keyword:
     if not isinstance(value, str):
         raise ctx.schema_error("pattern must be a string", "pattern")
-    try:
-        limits = ctx.options.limits
-        search = compile_pattern(
-            value,
-            limits.regex_timeout,
-            limits.max_pattern_input,
-            ctx.location("pattern"),
-            max_length=limits.max_pattern_length,
-            pointer=ctx.pointer_to("pattern"),
-        )
-    except PatternError as exc:
-        raise ctx.schema_error(str(exc), "pattern") from None
+    search = pattern_search(ctx, value, "pattern")
 
     def valid(x: Any) -> bool:
         return search(x) is not None
