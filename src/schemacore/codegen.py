@@ -20,14 +20,18 @@ from collections.abc import Callable
 from time import monotonic
 from typing import Any, NamedTuple
 
-from .compiler import Keyword, Node, SchemaContext, finite
 from .fixedpattern import Run, fixed_runs
 from .guard import too_deep
-from .keywords import expired
+from .keywords import applicator as ap
+from .keywords import core, expired
+from .keywords import earlier as old
+from .keywords import validation as va
 from .keywords.core import memoised, pattern_search, recursion
 from .keywords.dispatch import discriminator
+from .model import Keyword, Node, SchemaContext, finite
+from .spec import Spec
 
-__all__ = ["HOT", "WORTH_WRITING", "generate_valid", "promote"]
+__all__ = ["EMITTERS", "HOT", "WORTH_WRITING", "generate_valid", "promote"]
 
 # How much a node may grow by inlining subschemas, and how deep.
 _MAX_LINES = 300
@@ -44,7 +48,6 @@ _BRANCHES: tuple[tuple[type, str], ...] = (
 )
 _MISSING: Any = object()
 Tokens = tuple[str | int, ...]
-_REFERENCES = ("$ref", "$dynamicRef")
 
 
 class _Writer:
@@ -108,7 +111,9 @@ def _edge(parent: Node, tokens: Tokens) -> _Edge:
 def _where(parent: Node, tokens: Tokens) -> str:
     """How a failure names a cycle's closing edge: the reference keyword, or else the
     schema it leads to (as keywords.core does)."""
-    if tokens[0] in _REFERENCES and parent.context is not None:
+    keyword = parent.keywords.get(str(tokens[0]))
+    spec = keyword.spec if keyword is not None else None
+    if spec is not None and spec.reference and parent.context is not None:
         return parent.context.location(*tokens)
     return parent.children[tokens].uri
 
@@ -203,8 +208,10 @@ def _emit_node(
         outer, w.lines = w.lines, []
         if py_type is float:
             w.add(indent + 1, f"if {var} - {var} != 0.0: _finite({var})")
-            if integral_only:
+            if integral_only and ctx.dialect.float_integers:
                 w.add(indent + 1, f"if not {var}.is_integer(): return False")
+            elif integral_only:
+                w.add(indent + 1, "return False")  # draft-04: no float is an integer
         for keyword in keywords:
             if keyword.applies_to is None or keyword.applies_to == json_type:
                 _emit_keyword(w, indent + 1, node, ctx, keyword, var, json_type, depth)
@@ -260,7 +267,7 @@ def _emit_keyword(
     json_type: str,
     depth: int,
 ) -> None:
-    emitter = _EMITTERS.get(keyword.name)
+    emitter = EMITTERS.get(keyword.spec) if keyword.spec is not None else None
     if emitter is None or not emitter(w, indent, node, ctx, keyword, var, json_type, depth):
         _call(w, indent, keyword.valid, var)
 
@@ -506,28 +513,11 @@ def _all_of(
     return True
 
 
-_EMITTERS: dict[str, Emitter] = {
-    "properties": _properties,
-    "required": _required,
-    "additionalProperties": _additional_properties,
-    "items": _items,
-    "minLength": _size("<"),
-    "maxLength": _size(">"),
-    "minItems": _size("<"),
-    "maxItems": _size(">"),
-    "minProperties": _size("<"),
-    "maxProperties": _size(">"),
-    "minimum": _bound(">="),
-    "maximum": _bound("<="),
-    "exclusiveMinimum": _bound(">"),
-    "exclusiveMaximum": _bound("<"),
-    "pattern": _pattern,
-    "uniqueItems": _unique_items,
-    "enum": _enum,
-    "$ref": _reference,
-    "$dynamicRef": _reference,
-    "allOf": _all_of,
-}
+def _earlier_items(
+    w: _Writer, i: int, node: Node, ctx: SchemaContext, k: Keyword, x: str, t: str, d: int
+) -> bool:
+    # The array form goes to the closures; one subschema for every item is items.
+    return not isinstance(ctx.schema["items"], list) and _items(w, i, node, ctx, k, x, t, d)
 
 
 def _branch_test(w: _Writer, parent: Node, tokens: Tokens) -> str:
@@ -612,15 +602,38 @@ def _dependent_schemas(
     return True
 
 
-_EMITTERS.update(
-    {
-        "anyOf": _any_of,
-        "oneOf": _one_of,
-        "not": _not,
-        "if": _if,
-        "dependentSchemas": _dependent_schemas,
-    }
-)
+# The keywords generated code writes out, by spec; every other keyword is a call of
+# its compiled closure. A spec that changes meaning in a draft (draft-04's maximum)
+# is another object, so it never reaches an emitter written for another meaning.
+EMITTERS: dict[Spec, Emitter] = {
+    ap.PROPERTIES: _properties,
+    va.REQUIRED: _required,
+    ap.ADDITIONAL_PROPERTIES: _additional_properties,
+    ap.ITEMS: _items,
+    old.ITEMS_EARLIER: _earlier_items,
+    va.MIN_LENGTH: _size("<"),
+    va.MAX_LENGTH: _size(">"),
+    va.MIN_ITEMS: _size("<"),
+    va.MAX_ITEMS: _size(">"),
+    va.MIN_PROPERTIES: _size("<"),
+    va.MAX_PROPERTIES: _size(">"),
+    va.MINIMUM: _bound(">="),
+    va.MAXIMUM: _bound("<="),
+    va.EXCLUSIVE_MINIMUM: _bound(">"),
+    va.EXCLUSIVE_MAXIMUM: _bound("<"),
+    va.PATTERN: _pattern,
+    va.UNIQUE_ITEMS: _unique_items,
+    va.ENUM: _enum,
+    core.REF: _reference,
+    core.DYNAMIC_REF: _reference,
+    old.RECURSIVE_REF: _reference,
+    ap.ALL_OF: _all_of,
+    ap.ANY_OF: _any_of,
+    ap.ONE_OF: _one_of,
+    ap.NOT: _not,
+    ap.IF: _if,
+    ap.DEPENDENT_SCHEMAS: _dependent_schemas,
+}
 
 # Validator calls after which generated code replaces the closures. Writing costs
 # about as much as a few dozen calls through the closures save, so a schema checked a

@@ -21,504 +21,39 @@ dynamic reference becomes a static call on a node specialised for that scope.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field
-from functools import cache
 from typing import Any
 
-from .dialect import DEFAULT_DIALECT, OTHER_DRAFTS, VOCAB, Dialect, is_2020_12, normalise
-from .errors import ExecutionFailure, SchemaError, UnsupportedCapability, ValidationError
-from .guard import CallState, non_json
-from .limits import Limits
-from .paths import Path, to_pointer
-from .pointer import as_fragment, format_pointer
+from . import dialects
+from .codegen import promote
+from .dialect import Dialect, normalise
+from .errors import ExecutionFailure, SchemaError, UnsupportedCapability
+from .guard import CallState
+from .keywords import build_node
+from .keywords.core import compile_boolean
+from .model import Node, Options, SchemaContext
+from .pointer import as_fragment
 from .resources import Index, Target
-from .uri import join
 
-__all__ = [
-    "Compiler",
-    "Evaluated",
-    "Keyword",
-    "Node",
-    "SchemaContext",
-]
-
-ValidFn = Callable[[Any], bool]
-ErrorsFn = Callable[[Any, Path, Path], Iterator[ValidationError]]
-
+__all__ = ["Compiler"]
 
 # Where Node.paths stops counting (far beyond any Limits value that makes sense).
 _MANY_PATHS = 1 << 62
 
 
-class Evaluated:
-    """Evaluated properties and items of one instance location (for ``unevaluated*``)."""
-
-    __slots__ = ("all_items", "all_props", "items", "prefix", "props")
-
-    def __init__(self) -> None:
-        self.props: set[str] = set()
-        self.all_props = False
-        self.items: set[int] = set()
-        self.prefix = 0
-        self.all_items = False
-
-    def merge(self, other: Evaluated) -> None:
-        if other.all_props:
-            self.all_props = True
-        elif other.props:
-            self.props |= other.props
-        if other.all_items:
-            self.all_items = True
-        else:
-            if other.prefix > self.prefix:
-                self.prefix = other.prefix
-            if other.items:
-                self.items |= other.items
-
-
-TrackFn = Callable[[Any, Evaluated], bool]
-GivenErrorsFn = Callable[[Any, Evaluated, Path, Path], Iterator[ValidationError]]
-
-
-@dataclass(slots=True)
-class Keyword:
-    """One compiled keyword of a schema object.
-
-    ``applies_to`` is the JSON type the keyword constrains ("object", "array",
-    "string", "number"), or None when it applies to every instance. ``track`` is set
-    for keywords that produce evaluation annotations when the node is tracking;
-    ``errors_given`` only for ``unevaluated*``, which reads its siblings' results.
-    """
-
-    name: str
-    applies_to: str | None
-    valid: ValidFn
-    errors: ErrorsFn
-    track: TrackFn | None = None
-    errors_given: GivenErrorsFn | None = None
-    cost: int = 10
-
-
-def make_error(
-    message: str,
-    keyword: str,
-    instance: Any,
-    instance_path: Path,
-    keyword_path: Path,
-    absolute: str,
-    context: tuple[ValidationError, ...] = (),
-) -> ValidationError:
-    """Build a ValidationError; it writes its JSON Pointers from the paths when read."""
-    return ValidationError._at(
-        message, keyword, instance_path, keyword_path, absolute, instance, context
-    )
-
-
-def leftover_errors(
-    keyword: str,
-    schema_value: Any,
-    x: Any,
-    members: list[Any],
-    child_errors: ErrorsFn,
-    ipath: Path,
-    kpath: Path,
-    ctx: SchemaContext,
-) -> Iterator[ValidationError]:
-    """Errors of the members (names or indexes) left to a catch-all subschema
-    (additionalProperties, unevaluated*) of ``ctx``: one error naming them all when
-    that subschema is ``false``, else the subschema's own errors for each of them."""
-    here = (kpath, keyword)
-    if schema_value is False:
-        if members:
-            noun = "properties" if keyword.endswith("Properties") else "items"
-            listed = ", ".join(repr(m) for m in members)
-            verb = "was" if len(members) == 1 else "were"
-            adjective = "additional" if keyword == "additionalProperties" else "unevaluated"
-            yield make_error(
-                f"{adjective} {noun} are not allowed ({listed} {verb} unexpected)",
-                keyword,
-                x,
-                ipath,
-                here,
-                ctx.location(keyword),
-            )
-        return
-    for member in members:
-        yield from child_errors(x[member], (ipath, member), here)
-
-
-def locate(
-    failure: ExecutionFailure, child_errors: ErrorsFn, x: Any, ipath: Path, kpath: Path
-) -> ExecutionFailure:
-    """Locate a failure of the fast path on ``x`` (a member or item at ``ipath``):
-    a value outside the JSON data model is met again, with its location, by the
-    error path; anything else is located at ``x``."""
-    if failure.limit == "json_data_model" and not failure.location:
-        try:
-            for _ in child_errors(x, ipath, kpath):
-                pass
-        except ExecutionFailure as exact:
-            return exact
-    failure.location = failure.location or to_pointer(ipath)
-    return failure
-
-
-class _Assertion:
-    """The error path of a keyword that only asserts, derived from its check.
-
-    A bound method of this object costs the garbage collector less than a closure
-    over the same values. The message (``message(x, detail)``) and the keyword's
-    absolute location are only worked out for an error."""
-
-    __slots__ = ("ctx", "detail", "message", "name", "valid")
-
-    def __init__(
-        self,
-        ctx: SchemaContext,
-        name: str,
-        valid: ValidFn,
-        message: Callable[[Any, Any], str],
-        detail: Any,
-    ) -> None:
-        self.ctx = ctx
-        self.name = name
-        self.valid = valid
-        self.message = message
-        self.detail = detail
-
-    def errors(self, x: Any, ipath: Path, kpath: Path) -> Iterator[ValidationError]:
-        try:
-            ok = self.valid(x)
-        except ExecutionFailure as exc:
-            exc.location = exc.location or to_pointer(ipath)
-            raise
-        if not ok:
-            name = self.name
-            yield make_error(
-                self.message(x, self.detail),
-                name,
-                x,
-                ipath,
-                (kpath, name),
-                self.ctx.location(name),
-            )
-
-
-def assertion(
-    ctx: SchemaContext,
-    name: str,
-    applies_to: str | None,
-    valid: ValidFn,
-    message: Callable[[Any, Any], str],
-    detail: Any = None,
-    cost: int = 10,
-) -> Keyword:
-    """A keyword of ``ctx`` that only asserts: its error path is derived from its
-    check, its message is ``message(instance, detail)``."""
-    errors = _Assertion(ctx, name, valid, message, detail).errors
-    return Keyword(name, applies_to, valid, errors, cost=cost)
-
-
-class Node:
-    """A compiled schema. Attributes are filled once compilation of it finishes."""
-
-    __slots__ = (
-        "alias",
-        "back",
-        "boolean",
-        "children",
-        "closure_valid",
-        "context",
-        "errors",
-        "generated",
-        "inline_ok",
-        "keywords",
-        "lone",
-        "memo",
-        "only",
-        "paths",
-        "ready",
-        "track",
-        "trivial",
-        "types",
-        "uri",
-        "valid",
-    )
-
-    def __init__(self, uri: str) -> None:
-        self.uri = uri
-        self.ready = False
-        self.trivial = False
-        # What the evaluation product (annotations, output formats) reads: the
-        # schema object's context, its compiled keywords and its subschema nodes.
-        self.boolean: bool | None = None
-        self.context: SchemaContext | None = None
-        self.keywords: dict[str, Keyword] = {}
-        self.children: dict[tuple[str | int, ...], Node] = {}
-        # The children that were still being compiled when this node bound them: the
-        # edges that close a cycle. Every cycle has one, so counting the instance
-        # depth on them (and nowhere else) bounds every recursion. Most nodes close
-        # none: they share one empty frozenset until they do.
-        self.back: set[tuple[str | int, ...]] | frozenset[tuple[str | int, ...]] = _NO_BACK
-        # Whether calls through those edges into this node memoise is_valid results,
-        # because the cycle can apply it to one value more than once (recursion.py).
-        self.memo = False
-        self.paths = 1
-        self.types: frozenset[str] | None = None
-        # The closure-built fast path, kept beside generated code as its fallback;
-        # inline_ok when generated code may copy this node's checks into a parent.
-        self.closure_valid: ValidFn = _unfinished
-        self.inline_ok = False
-        # Generated code replaces the closures once the validator has been called
-        # often enough to repay writing it (see codegen.promote); alias is the
-        # target of a node that is only a (non-recursive) reference.
-        self.generated: ValidFn | None = None
-        self.alias: Node | None = None
-        # The name of the lone keyword that stands for the whole node, if any (no type
-        # dispatch of its own: see keywords._PASS_THROUGH), and the child tokens of
-        # the one subschema it stands for, if it applies just one; alias is that
-        # subschema when it was finished before this node.
-        self.lone: str | None = None
-        self.only: tuple[str | int, ...] | None = None
-        self.valid: ValidFn = _unfinished
-        self.errors: ErrorsFn = _unfinished_errors
-        self.track: TrackFn = _unfinished_track
-
-    def __repr__(self) -> str:
-        return f"<Node {self.uri}>"
-
-
-_NO_BACK: frozenset[tuple[str | int, ...]] = frozenset()
-
-
-def _unfinished(x: Any) -> bool:  # pragma: no cover - guarded by cycle detection
-    raise ExecutionFailure("internal error: a schema was used before it was compiled")
-
-
-def _unfinished_errors(x: Any, ip: Path, kp: Path) -> Iterator[ValidationError]:
-    raise ExecutionFailure("internal error: a schema was used before it was compiled")
-
-
-def _unfinished_track(x: Any, acc: Evaluated) -> bool:
-    raise ExecutionFailure("internal error: a schema was used before it was compiled")
-
-
-# -- type dispatch --------------------------------------------------------------
-
-_NONE = type(None)
-_JSON_OF: dict[type, str] = {
-    dict: "object",
-    list: "array",
-    str: "string",
-    int: "number",
-    float: "number",
-    bool: "boolean",
-    _NONE: "null",
-}
-_PY_TYPES = tuple(_JSON_OF)
-
-
-def canonical_type(x: Any) -> type:
-    """The exact JSON-model Python type ``x`` stands for (subclasses included)."""
-    if isinstance(x, bool):
-        return bool
-    for kind in (dict, list, str, int, float):
-        if isinstance(x, kind):
-            return kind
-    if x is None:
-        return _NONE
-    raise non_json(x)
-
-
-def finite(x: float) -> bool:
-    """A check on every float a schema looks at: NaN and infinities are not JSON."""
-    if x - x == 0.0:
-        return True
-    raise non_json(x)
-
-
-def type_matches(types: frozenset[str], x: Any) -> bool:
-    kind = _JSON_OF.get(type(x)) or _JSON_OF[canonical_type(x)]
-    if kind in types:
-        return True
-    if kind == "number" and "integer" in types:
-        return isinstance(x, int) or float(x).is_integer()
-    return False
-
-
-@cache
-def describe_types(types: frozenset[str]) -> str:
-    # Cached: a type error names the same few sets over and over.
-    names = sorted(types)
-    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " or " + names[-1]
-
-
-# -- compile context ------------------------------------------------------------
-
-
-@dataclass(slots=True)
-class Options:
-    format_assertion: bool = False
-    content_assertion: bool = False
-    limits: Limits = field(default_factory=Limits)
-    formats: Mapping[str, Callable[[str], bool]] = field(default_factory=dict)
-
-
-class SchemaContext:
-    """What a keyword compiler sees: its schema object, its location, its compiler."""
-
-    __slots__ = (
-        "base",
-        "children",
-        "compiler",
-        "dialect",
-        "key",
-        "locations",
-        "node",
-        "pointer",
-        "schema",
-        "scope",
-        "tracking",
-    )
-
-    def __init__(
-        self,
-        compiler: Compiler,
-        schema: dict[str, Any],
-        base: str,
-        pointer: str,
-        dialect: Dialect,
-        scope: tuple[tuple[str, str], ...],
-        tracking: bool,
-        key: tuple[Any, ...],
-        node: Node,
-    ) -> None:
-        self.compiler = compiler
-        self.schema = schema
-        self.base = base
-        self.pointer = pointer
-        self.dialect = dialect
-        self.scope = scope
-        self.tracking = tracking
-        self.key = key
-        # The node being built from this schema object, and its subschema nodes.
-        self.node = node
-        self.children = node.children
-        # Absolute locations already written (errors ask for them again and again).
-        self.locations: dict[tuple[str | int, ...], str] | None = None
-
-    @property
-    def options(self) -> Options:
-        return self.compiler.options
-
-    def location(self, *tokens: str | int) -> str:
-        """The absolute URI of a keyword (or a place inside it) of this schema."""
-        known = self.locations
-        if known is None:
-            known = self.locations = {}
-        else:
-            location = known.get(tokens)
-            if location is not None:
-                return location
-        # The node's URI is this schema object's location, already percent-encoded
-        # (encoding works character by character): the keyword's part is appended.
-        location = known[tokens] = self.node.uri + as_fragment(format_pointer(tokens))
-        return location
-
-    def pointer_to(self, *tokens: str | int) -> str:
-        return self.pointer + format_pointer(tokens)
-
-    def active(self, keyword: str) -> bool:
-        """Whether a sibling keyword is present and its vocabulary is active."""
-        if keyword not in self.schema:
-            return False
-        vocab = self.compiler.vocabulary_of.get(keyword)
-        return vocab is None or self.dialect.has(vocab)
-
-    def descend(self, value: Any, *tokens: str | int) -> Node:
-        """Compile a subschema applied to a child of the instance (no tracking)."""
-        pointer = self.pointer + format_pointer(tokens)
-        node = self.compiler.node(value, self.base, pointer, self.dialect, self.scope, False, None)
-        return self._child(tokens, node)
-
-    def _child(self, tokens: tuple[str | int, ...], node: Node) -> Node:
-        self.children[tokens] = node
-        if not node.ready:
-            # Still being compiled: an ancestor, so this edge closes a cycle.
-            owner = self.node
-            back = owner.back
-            if not isinstance(back, set):
-                back = owner.back = set()
-                self.compiler.cycles = True
-            back.add(tokens)
-        return node
-
-    def inplace(self, value: Any, *tokens: str | int, tracking: bool | None = None) -> Node:
-        """Compile a subschema applied to the same instance location."""
-        node = self.compiler.node(
-            value,
-            self.base,
-            self.pointer + format_pointer(tokens),
-            self.dialect,
-            self.scope,
-            self.tracking if tracking is None else tracking,
-            self.key,
-        )
-        return self._child(tokens, node)
-
-    def reference(self, target: Target, keyword: str) -> Node:
-        """Compile the target of a reference keyword, in place."""
-        node = self.compiler.node(
-            target.node,
-            target.base,
-            target.pointer,
-            self.compiler.dialect_at(target),
-            self.scope,
-            self.tracking,
-            self.key,
-        )
-        return self._child((keyword,), node)
-
-    def resolve(self, reference: str, keyword: str) -> Target:
-        uri = join(self.base, reference)
-        return self.compiler.index.resolve(uri, self.pointer_to(keyword))
-
-    def schema_error(self, message: str, *tokens: str | int) -> SchemaError:
-        return SchemaError(message, location=self.pointer_to(*tokens))
-
-
-_ENTRY_POINTS: (
-    tuple[
-        Callable[[Node, SchemaContext], None],
-        Callable[[Node, bool], None],
-        Mapping[str, str],
-    ]
-    | None
-) = None
-
-
-def _keyword_entry_points() -> tuple[
-    Callable[[Node, SchemaContext], None], Callable[[Node, bool], None], Mapping[str, str]
-]:
-    """build_node, compile_boolean and VOCABULARY_OF of the keywords package, which
-    imports this module: imported on first use, then kept (an import statement
-    costs microseconds on every call)."""
-    global _ENTRY_POINTS
-    if _ENTRY_POINTS is None:
-        from .keywords import VOCABULARY_OF, build_node
-        from .keywords.core import compile_boolean
-
-        _ENTRY_POINTS = (build_node, compile_boolean, VOCABULARY_OF)
-    return _ENTRY_POINTS
-
-
 class Compiler:
     """Compiles the schemas of one validator, sharing one index and node cache."""
 
-    def __init__(self, index: Index, options: Options) -> None:
-        self._build_node, self._compile_boolean, self.vocabulary_of = _keyword_entry_points()
-        self.index = index
+    def __init__(
+        self,
+        options: Options,
+        registry: Any,
+        loader: Any,
+        default: Dialect = dialects.DEFAULT,
+    ) -> None:
+        self.default = default
+        self.registry = registry
+        self.loader = loader
+        self.index = index = Index(registry, loader, options.limits, self.hint)
         # Both mutated in place as documents are indexed, never replaced.
         self._dynamic_names = index.dynamic_names
         self.options = options
@@ -530,6 +65,7 @@ class Compiler:
         self._edges: dict[tuple[Any, ...], list[tuple[Any, ...]]] = {}
         self._where: dict[tuple[Any, ...], str] = {}
         self._dialects: dict[str, Dialect] = {}
+        self._resolving: set[str] = set()
         self.references = 0
         self.promoted = False
         # Whether some node memoises is_valid answers (see recursion.mark_fan_out).
@@ -541,48 +77,79 @@ class Compiler:
 
     # -- dialects -----------------------------------------------------------
 
+    @staticmethod
+    def hint(schema_uri: Any, location: str) -> Dialect | None:
+        """For the index: the published draft a $schema value names, None for any
+        other URI (a custom meta-schema, resolved when compiling)."""
+        if not isinstance(schema_uri, str):
+            return None  # compiling it reports the error
+        found = dialects.known(schema_uri)
+        if found is None:
+            _refuse_unsupported(schema_uri, location)
+        return found
+
     def dialect_for(self, schema_uri: Any, location: str) -> Dialect:
         """The dialect a ``$schema`` value names, or UnsupportedCapability."""
         if not isinstance(schema_uri, str):
             raise SchemaError("$schema must be a URI string", location=location)
-        if is_2020_12(schema_uri):
-            return DEFAULT_DIALECT
+        found = dialects.known(schema_uri)
+        if found is not None:
+            return found
+        _refuse_unsupported(schema_uri, location)
         key = normalise(schema_uri)
-        if key in OTHER_DRAFTS:
-            raise UnsupportedCapability(
-                f"$schema names {OTHER_DRAFTS[key]} ({schema_uri}); schemacore implements "
-                "JSON Schema Draft 2020-12 only",
-                location=location,
-            )
         cached = self._dialects.get(key)
         if cached is not None:
             return cached
+        if key in self._resolving:
+            raise UnsupportedCapability(
+                f"the meta-schema {schema_uri!r} is its own dialect through a chain of "
+                "custom meta-schemas that ends in no published draft",
+                location=location,
+            )
         try:
-            meta = self.index.resource(key)
+            meta = self.index.resource(key, location, self.default)
         except LookupError:
             raise UnsupportedCapability(
-                f"$schema names an unknown dialect {schema_uri!r}: it is not Draft 2020-12 "
-                "and no meta-schema for it was given in the registry",
+                f"$schema names an unknown dialect {schema_uri!r}: no meta-schema for it "
+                "was given (in the registry, or in the schema itself)",
                 location=location,
             ) from None
         if not isinstance(meta, dict):
             raise UnsupportedCapability(
                 f"the meta-schema {schema_uri!r} is not a schema object", location=location
             )
-        if "$schema" in meta and normalise(str(meta["$schema"])) != key:
-            # The meta-schema's own dialect must be one schemacore understands.
-            self.dialect_for(meta["$schema"], location)
-        dialect = self._vocabularies_of(meta, schema_uri, location)
+        self._resolving.add(key)
+        try:
+            parent = meta.get("$schema")
+            if isinstance(parent, str) and normalise(parent) != key:
+                # A custom meta-schema extends the draft its own $schema names.
+                draft = self.dialect_for(parent, location)
+            else:
+                draft = self._draft_of_vocabularies(meta)
+        finally:
+            self._resolving.discard(key)
+        dialect = self._vocabularies_of(meta, draft, schema_uri, location)
         self._dialects[key] = dialect
         return dialect
 
-    def _vocabularies_of(self, meta: dict[str, Any], uri: str, location: str) -> Dialect:
+    def _draft_of_vocabularies(self, meta: dict[str, Any]) -> Dialect:
+        """The draft of a self-describing custom meta-schema: the one whose
+        vocabularies it declares, else the default."""
         declared = meta.get("$vocabulary")
-        if declared is None:
-            return DEFAULT_DIALECT
+        if isinstance(declared, dict):
+            for draft in dialects.DIALECTS:
+                if set(draft.vocabulary_uris.values()) & set(declared):
+                    return draft
+        return self.default
+
+    @staticmethod
+    def _vocabularies_of(meta: dict[str, Any], draft: Dialect, uri: str, location: str) -> Dialect:
+        declared = meta.get("$vocabulary")
+        if declared is None or not draft.vocabulary_uris:
+            return draft  # no $vocabulary (or a draft without vocabularies)
         if not isinstance(declared, dict):
             raise SchemaError(f"$vocabulary of {uri!r} must be an object", location=location)
-        known = set(VOCAB.values())
+        known = set(draft.vocabulary_uris.values())
         active = set()
         for vocabulary, required in declared.items():
             if vocabulary in known:
@@ -593,14 +160,16 @@ class Compiler:
                     "which schemacore does not implement",
                     location=location,
                 )
-        return Dialect(frozenset(active))
+        return draft.with_vocabularies(frozenset(active))
 
-    def dialect_at(self, target: Target) -> Dialect:
-        """The dialect in force at a reference target."""
+    def dialect_at(self, target: Target, referrer: Dialect) -> Dialect:
+        """The dialect in force at a reference target: its resource's $schema, else
+        the dialect it was indexed under (the referrer's, for a document that came
+        through this reference)."""
         declared = self.index.declared_schema.get(target.base)
-        if declared is None:
-            return DEFAULT_DIALECT
-        return self.dialect_for(declared, target.pointer)
+        if declared is not None:
+            return self.dialect_for(declared, target.pointer)
+        return self.index.indexed_as.get(target.base, referrer)
 
     # -- nodes --------------------------------------------------------------
 
@@ -620,32 +189,33 @@ class Compiler:
         records the in-place edge used to detect loops without progress.
         """
         if isinstance(value, dict):
-            if "$id" in value:
+            if "$schema" in value:
+                dialect = self.dialect_for(value["$schema"], pointer + "/$schema")
+            if dialect.identifier in value and not (dialect.ref_alone and "$ref" in value):
                 # The root of an embedded resource: its own base URI, as indexed at
                 # this position (never looked up by the dict's identity).
                 base, pointer = self.index.locate(base, pointer)
-            if "$schema" in value:
-                dialect = self.dialect_for(value["$schema"], pointer + "/$schema")
             # Always: a document loaded later may bring the $dynamicRef that needs it.
             if base in self._dynamic_names:
                 scope = self._enter(scope, base)
-            if (
-                not tracking
-                and ("unevaluatedProperties" in value or "unevaluatedItems" in value)
-                and dialect.has("unevaluated")
+            if not tracking and (
+                ("unevaluatedProperties" in value and "unevaluatedProperties" in dialect.active)
+                or ("unevaluatedItems" in value and "unevaluatedItems" in dialect.active)
             ):
                 # Its own unevaluated* keyword needs its in-place subschemas to track.
                 tracking = True
         elif not isinstance(value, bool):
+            # Draft-04 has no boolean schemas, but its additionalItems and
+            # additionalProperties take a boolean that means what they do: its
+            # meta-schema refuses booleans everywhere else.
             raise SchemaError(
                 f"a schema must be an object or a boolean, not {type(value).__name__}",
                 location=pointer,
             )
         # A node is keyed by where its schema is (one value may be at several places,
-        # and False always is), never by the value's identity. Dialects are equal
-        # when their vocabularies are: the frozenset stands for the dialect in the
-        # key, as its hash is cached (the dataclass's is not).
-        key = (base, pointer, dialect.vocabularies, scope, tracking)
+        # and False always is), never by the value's identity. A dialect's identity
+        # stands for its table (Dialect.with_vocabularies hands out one per set).
+        key = (base, pointer, dialect, scope, tracking)
         if parent is not None:
             self._edges.setdefault(parent, []).append(key)
         node = self._cache.get(key)
@@ -664,7 +234,7 @@ class Compiler:
         self._cache[key] = node
         self._where[key] = pointer
         if isinstance(value, bool):
-            self._compile_boolean(node, value)
+            compile_boolean(node, value)
         else:
             context = SchemaContext(self, value, base, pointer, dialect, scope, tracking, key, node)
             node.context = context
@@ -678,7 +248,7 @@ class Compiler:
                     limit="max_reference_depth",
                     value=limit,
                 )
-            self._build_node(node, context)
+            build_node(node, context)
             self._depth -= 1
             # Evaluation paths through the subschemas, cycles cut at their closing
             # edges: what one value can be checked against is at most this many,
@@ -703,8 +273,6 @@ class Compiler:
         """Replace the closures' is_valid with generated code, once (see codegen)."""
         if not self.promoted:
             self.promoted = True
-            from .codegen import promote
-
             promote(self.nodes)
 
     def count_reference(self, location: str) -> None:
@@ -803,3 +371,14 @@ class Compiler:
                         limit="max_inplace_applications",
                         value=limit,
                     )
+
+
+def _refuse_unsupported(schema_uri: str, location: str) -> None:
+    """UnsupportedCapability for a published draft schemacore does not implement."""
+    name = dialects.UNSUPPORTED.get(normalise(schema_uri))
+    if name is not None:
+        raise UnsupportedCapability(
+            f"$schema names {name} ({schema_uri}); schemacore implements drafts 2020-12, "
+            "2019-09, 7, 6 and 4",
+            location=location,
+        )

@@ -1,46 +1,130 @@
-"""``$schema`` and ``$vocabulary``: which keywords a schema resource speaks.
+"""A dialect: the keywords (as :class:`~schemacore.spec.Spec` objects) a schema
+resource speaks, and the rules of its draft that are not keywords.
 
-schemacore implements Draft 2020-12 only. A resource may name the 2020-12
-meta-schema, or a custom meta-schema (given through the registry) whose own dialect
-is 2020-12; the custom meta-schema's ``$vocabulary`` then decides which keyword
-families are active. Any other draft, and any dialect it cannot identify, is an
-:class:`~schemacore.errors.UnsupportedCapability`: reinterpreting a draft-07 schema
-with 2020-12 rules would silently change what it accepts.
+The dialect tables of the drafts schemacore implements are in
+:mod:`schemacore.dialects`; this module holds only the type, so that the data
+model and the resource index can use it without importing the keywords.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-__all__ = [
-    "DEFAULT_VOCABULARIES",
-    "DRAFT_2020_12",
-    "KNOWN_VOCABULARIES",
-    "OTHER_DRAFTS",
-    "VOCAB",
-    "Dialect",
-    "is_2020_12",
-]
+from .spec import Shape
 
+if TYPE_CHECKING:
+    from .spec import Spec
+
+__all__ = ["DRAFT_2020_12", "OTHER_DRAFTS", "Dialect", "is_2020_12", "normalise"]
+
+
+def normalise(uri: str) -> str:
+    """Drop an empty trailing fragment: ``...schema#`` names the same meta-schema."""
+    return uri[:-1] if uri.endswith("#") else uri
+
+
+@dataclass(frozen=True, eq=False)
+class Dialect:
+    """One draft's keywords and rules, with the vocabularies active in a resource.
+
+    Dialects compare by identity: :meth:`with_vocabularies` hands out one object
+    per set of vocabularies, so the identity stands for the whole table (it is
+    part of every compiled node's cache key).
+    """
+
+    name: str  # "2020-12", "draft-07", ...
+    uri: str  # the draft's meta-schema URI, normalised
+    # keyword -> (spec, URI of its vocabulary; None where the draft has none).
+    keywords: Mapping[str, tuple[Spec, str | None]]
+    vocabularies: frozenset[str]
+    # Short vocabulary name -> URI, for has() (drafts before 2019-09 have none).
+    vocabulary_uris: Mapping[str, str]
+    identifier: str = "$id"  # "id" in draft-04
+    # Drafts before 2019-09: "$ref" stands alone (its siblings are ignored) and a
+    # fragment-only identifier ("#name") declares a plain-name anchor.
+    ref_alone: bool = False
+    # Whether a float with a zero fraction (1.0) is an "integer" (not in draft-04).
+    float_integers: bool = True
+    # Whether contentEncoding/contentMediaType assert by default (draft-07 defined
+    # them as assertions an implementation may check; later drafts as annotations).
+    asserts_content: bool = False
+    formats: frozenset[str] = frozenset()
+    # Derived: the active keywords, and where each keeps its subschemas.
+    active: Mapping[str, Spec] = field(init=False)
+    holding: tuple[tuple[str, Shape], ...] = field(init=False)
+    holding_names: frozenset[str] = field(init=False)
+    _variants: dict[frozenset[str], Dialect] = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        active = {
+            name: spec
+            for name, (spec, vocabulary) in self.keywords.items()
+            if vocabulary is None or vocabulary in self.vocabularies
+        }
+        assertion = self.vocabulary_uris.get("format-assertion")
+        if assertion in self.vocabularies and "format" in self.keywords:
+            # The format-assertion vocabulary alone also makes "format" a keyword.
+            active["format"] = self.keywords["format"][0]
+        set_attr = object.__setattr__
+        set_attr(self, "active", active)
+        # Subschema positions are indexed whatever the active vocabularies: a $ref
+        # may target a subschema of a keyword that does not apply.
+        holding = tuple(
+            (name, spec.shape)
+            for name, (spec, _) in self.keywords.items()
+            if spec.shape is not Shape.NONE
+        )
+        set_attr(self, "holding", holding)
+        set_attr(self, "holding_names", frozenset(name for name, _ in holding))
+        set_attr(self, "_variants", {self.vocabularies: self})
+
+    def has(self, vocabulary: str) -> bool:
+        """Whether the vocabulary of that short name is active (always, in drafts
+        without vocabularies)."""
+        uri = self.vocabulary_uris.get(vocabulary)
+        return uri is None or uri in self.vocabularies
+
+    @property
+    def asserts_format(self) -> bool:
+        uri = self.vocabulary_uris.get("format-assertion")
+        return uri is not None and uri in self.vocabularies
+
+    def with_vocabularies(self, vocabularies: frozenset[str]) -> Dialect:
+        """This draft with other vocabularies active (a custom meta-schema's)."""
+        found = self._variants.get(vocabularies)
+        if found is None:
+            found = Dialect(
+                self.name,
+                self.uri,
+                self.keywords,
+                vocabularies,
+                self.vocabulary_uris,
+                self.identifier,
+                self.ref_alone,
+                self.float_integers,
+                self.asserts_content,
+                self.formats,
+            )
+            # Every variant of a draft shares one table of variants.
+            object.__setattr__(found, "_variants", self._variants)
+            self._variants[vocabularies] = found
+        return found
+
+    def spec(self, keyword: str) -> Spec | None:
+        """The spec of an active keyword, if the draft knows it."""
+        return self.active.get(keyword)
+
+    def __repr__(self) -> str:
+        return f"<Dialect {self.name}>"
+
+
+# Published meta-schema URIs, as facts the runtime layer's admission rule reads (it
+# admits 2020-12 only, whatever the engine implements).
 DRAFT_2020_12 = "https://json-schema.org/draft/2020-12/schema"
-
-_PREFIX = "https://json-schema.org/draft/2020-12/vocab/"
-VOCAB = {
-    name: _PREFIX + name
-    for name in (
-        "core",
-        "applicator",
-        "unevaluated",
-        "validation",
-        "meta-data",
-        "format-annotation",
-        "format-assertion",
-        "content",
-    )
-}
-
-KNOWN_VOCABULARIES = frozenset(VOCAB.values())
-DEFAULT_VOCABULARIES = KNOWN_VOCABULARIES - {VOCAB["format-assertion"]}
+# Seen in the wild: the http spelling of the 2020-12 meta-schema URI.
+_ALSO_2020_12 = "http://json-schema.org/draft/2020-12/schema"
 
 # Meta-schema URIs of the other published drafts, normalised without "#".
 OTHER_DRAFTS = {
@@ -54,31 +138,6 @@ OTHER_DRAFTS = {
 }
 
 
-def normalise(uri: str) -> str:
-    """Drop an empty trailing fragment: ``...schema#`` names the same meta-schema."""
-    return uri[:-1] if uri.endswith("#") else uri
-
-
-# Seen in the wild: the http spelling of the 2020-12 meta-schema URI.
-_ALSO_2020_12 = "http://json-schema.org/draft/2020-12/schema"
-
-
 def is_2020_12(uri: str) -> bool:
+    """Whether ``uri`` names the Draft 2020-12 meta-schema."""
     return normalise(uri) in (DRAFT_2020_12, _ALSO_2020_12)
-
-
-@dataclass(frozen=True, slots=True)
-class Dialect:
-    """The active vocabularies of a schema resource."""
-
-    vocabularies: frozenset[str]
-
-    def has(self, name: str) -> bool:
-        return VOCAB[name] in self.vocabularies
-
-    @property
-    def asserts_format(self) -> bool:
-        return VOCAB["format-assertion"] in self.vocabularies
-
-
-DEFAULT_DIALECT = Dialect(DEFAULT_VOCABULARIES)

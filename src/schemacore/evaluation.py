@@ -15,34 +15,41 @@ from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass, field
 from typing import Any, TypeAlias
 
-from .compiler import Node, SchemaContext, type_matches
+from . import dialects
 from .errors import ValidationError
 from .guard import CallState, too_deep
 from .jsonvalue import json_type, type_name
-from .keywords.core import count_repeat
+from .keywords import applicator as ap
+from .keywords import core
+from .keywords import earlier as old
+from .keywords import unevaluated as ue
+from .keywords import validation as va
+from .keywords.applicator import pattern_searches
+from .model import Node, SchemaContext, type_matches
 from .pointer import escape
-from .resources import ARRAY, MAPPING, SINGLE
+from .spec import Marks, Reach, Role, Spec
 
-__all__ = ["Unit", "evaluate_node", "iter_annotations"]
+__all__ = ["HANDLERS", "Unit", "evaluate_node", "iter_annotations"]
 
 _NO_ANNOTATION: Any = object()
 
-# Keywords that only identify, structure or comment: neither assertions nor
-# annotations ($comment MUST NOT be collected, by the specification).
-_SILENT = frozenset(
-    {
-        "$id", "$schema", "$anchor", "$dynamicAnchor", "$vocabulary", "$comment", "$defs",
-        "definitions", "then", "else", "minContains", "maxContains",
-    }
-)  # fmt: skip
-_ANNOTATIONS = frozenset(
-    {
-        "title", "description", "default", "examples", "deprecated", "readOnly", "writeOnly",
-        "format", "contentEncoding", "contentMediaType", "contentSchema",
-    }
-)  # fmt: skip
-_EVALUATED_PROPS = ("properties", "patternProperties", "additionalProperties")
-_EVALUATED_ITEMS = ("prefixItems", "items", "contains")
+# The keywords whose annotations unevaluatedProperties / unevaluatedItems read, in
+# any draft: those that mark members or items as evaluated.
+_MEMBER_MARKS = frozenset({Marks.NAMES, Marks.PATTERNS, Marks.ALL_MEMBERS})
+_ITEM_MARKS = frozenset({Marks.PREFIX, Marks.ALL_ITEMS, Marks.SOME_ITEMS})
+_EVALUATED_PROPS = frozenset(
+    name
+    for dialect in dialects.DIALECTS
+    for name, (spec, _) in dialect.keywords.items()
+    if spec.marks in _MEMBER_MARKS
+)
+_EVALUATED_ITEMS = frozenset(
+    name
+    for dialect in dialects.DIALECTS
+    for name, (spec, _) in dialect.keywords.items()
+    if spec.marks in _ITEM_MARKS or spec.marks_one in _ITEM_MARKS
+)
+_UNEVALUATED = frozenset({Reach.UNEVALUATED_MEMBERS, Reach.UNEVALUATED_ITEMS})
 
 
 @dataclass(slots=True)
@@ -143,7 +150,7 @@ class _Evaluation:
 
     def node(self, node: Node, x: Any, ipath: str, kpath: str) -> Walk:
         if node.memo:
-            count_repeat(node, x, ipath)
+            core.count_repeat(node, x, ipath)
         unit = Unit(kpath, node.uri, ipath)
         if node.boolean is not None:
             if not node.boolean:
@@ -152,50 +159,53 @@ class _Evaluation:
             return unit
         ctx = node.context
         assert ctx is not None
-        schema = ctx.schema
-        last: list[tuple[str, Any]] = []
-        for name, value in schema.items():
-            if name in _SILENT or not self._active(ctx, name):
+        dialect = ctx.dialect
+        members: Any = ctx.schema.items()
+        if dialect.ref_alone and "$ref" in ctx.schema:
+            members = (("$ref", ctx.schema["$ref"]),)  # its siblings are ignored
+        last: list[tuple[Any, Spec]] = []
+        for name, value in members:
+            spec = dialect.active.get(name)
+            if spec is None:
+                if name in dialect.keywords:
+                    continue  # a keyword of a vocabulary that is not active
+                # An unknown keyword: an annotation.
+                unit.children.append(
+                    Unit(_join(kpath, name), ctx.location(name), ipath, name, annotation=value)
+                )
                 continue
-            if name in ("unevaluatedProperties", "unevaluatedItems"):
-                last.append((name, value))
+            if spec.role is Role.SILENT or spec.role is Role.PART:
                 continue
-            child, steps = self.keyword(node, ctx, name, value, x, ipath, kpath)
+            if spec.reach in _UNEVALUATED:
+                last.append((value, spec))
+                continue
+            child, steps = self.keyword(node, ctx, spec, value, x, ipath, kpath)
             if steps is not None:
                 yield from steps
             unit.children.append(child)
-        for name, value in last:
+        for value, spec in last:
             # unevaluated* read the units of their siblings, built just above.
             self.current = unit.children
-            child, steps = self.keyword(node, ctx, name, value, x, ipath, kpath)
+            child, steps = self.keyword(node, ctx, spec, value, x, ipath, kpath)
             if steps is not None:
                 yield from steps
             unit.children.append(child)
         unit.valid = all(child.valid for child in unit.children)
         return unit
 
-    @staticmethod
-    def _active(ctx: SchemaContext, name: str) -> bool:
-        vocabulary = _vocabulary_of().get(name)
-        if vocabulary is None:
-            return True  # an unknown keyword: an annotation
-        if name == "format":
-            return ctx.dialect.has("format-annotation") or ctx.dialect.asserts_format
-        return ctx.dialect.has(vocabulary)
-
     def keyword(
-        self, node: Node, ctx: SchemaContext, name: str, value: Any, x: Any, ipath: str, kpath: str
+        self, node: Node, ctx: SchemaContext, spec: Spec, value: Any, x: Any, ipath: str, kpath: str
     ) -> tuple[Unit, Steps | None]:
         """The keyword's unit, and the steps that fill it in when it applies
         subschemas (None when it is already complete)."""
+        name = spec.name
         unit = Unit(_join(kpath, name), ctx.location(name), ipath, keyword=name)
-        handler = _HANDLERS.get(name)
-        if handler is not None:
-            return unit, handler(self, node, ctx, value, x, unit)
-        if name in _ANNOTATIONS:
+        if spec.role is Role.APPLICATOR:
+            return unit, HANDLERS[spec](self, node, ctx, value, x, unit)
+        if spec.role is Role.ANNOTATION:
             self.annotation(node, name, value, x, unit)
-        elif name not in _KNOWN:
-            unit.annotation = value  # unknown keywords are annotations
+        elif spec is va.TYPE:
+            self.type(node, ctx, x, unit)
         else:
             self.assertion(node, name, x, unit)
         return unit, None
@@ -222,9 +232,9 @@ class _Evaluation:
                 self.assertion(node, name, x, unit)
         unit.annotation = value
 
-    def type(self, node: Node, x: Any, unit: Unit) -> None:
+    def type(self, node: Node, ctx: SchemaContext, x: Any, unit: Unit) -> None:
         types = node.types
-        if types is not None and not type_matches(types, x):
+        if types is not None and not type_matches(types, x, ctx.dialect.float_integers):
             unit.valid = False
             expected = " or ".join(sorted(types))
             unit.error = f"{type_name(x)} is not of type {expected}"
@@ -243,20 +253,6 @@ class _Evaluation:
         return target, x, ipath, location, tokens in node.back, unit
 
 
-_VOCABULARY_OF: dict[str, str] | None = None
-
-
-def _vocabulary_of() -> dict[str, str]:
-    # Imported on first use (the keywords package imports this module's users);
-    # kept, since a function-level import costs a lookup per keyword evaluated.
-    global _VOCABULARY_OF
-    if _VOCABULARY_OF is None:
-        from .keywords import VOCABULARY_OF
-
-        _VOCABULARY_OF = VOCABULARY_OF
-    return _VOCABULARY_OF
-
-
 def _applies(applies_to: str | None, x: Any) -> bool:
     if applies_to is None:
         return True
@@ -267,10 +263,6 @@ def _applies(applies_to: str | None, x: Any) -> bool:
 
 
 # -- keyword handlers -----------------------------------------------------------
-
-
-def _type(ev: _Evaluation, node: Node, ctx: SchemaContext, value: Any, x: Any, u: Unit) -> None:
-    ev.type(node, x, u)
 
 
 def _properties(
@@ -290,8 +282,6 @@ def _pattern_properties(
 ) -> Steps:
     if not isinstance(x, dict):
         return
-    from .keywords.applicator import pattern_searches
-
     searches = list(zip(value, pattern_searches(ctx, value, "patternProperties"), strict=True))
     matched = []
     for key, member in x.items():
@@ -312,8 +302,6 @@ def _additional_properties(
 ) -> Steps:
     if not isinstance(x, dict):
         return
-    from .keywords.applicator import pattern_searches
-
     known = ctx.schema.get("properties", {}) if ctx.active("properties") else {}
     patterns = ctx.schema.get("patternProperties", {}) if ctx.active("patternProperties") else {}
     searches = pattern_searches(ctx, patterns, "patternProperties")
@@ -340,25 +328,50 @@ def _property_names(
 def _prefix_items(
     ev: _Evaluation, node: Node, ctx: SchemaContext, value: Any, x: Any, u: Unit
 ) -> Steps:
+    return _indexed_items(ev, node, "prefixItems", value, x, u)
+
+
+def _items(ev: _Evaluation, node: Node, ctx: SchemaContext, value: Any, x: Any, u: Unit) -> Steps:
+    start = len(ctx.schema.get("prefixItems", ())) if ctx.active("prefixItems") else 0
+    return _rest_items(ev, node, "items", start, x, u)
+
+
+def _rest_items(ev: _Evaluation, node: Node, keyword: str, start: int, x: Any, u: Unit) -> Steps:
+    if not isinstance(x, list):
+        return
+    for index in range(start, len(x)):
+        yield ev.child(node, (keyword,), x[index], _join(u.instance_location, index), u)
+    u.valid = all(c.valid for c in u.children)
+    if len(x) > start:
+        u.annotation = True
+
+
+def _indexed_items(ev: _Evaluation, node: Node, keyword: str, value: Any, x: Any, u: Unit) -> Steps:
     if not isinstance(x, list):
         return
     count = min(len(value), len(x))
     for index in range(count):
-        yield ev.child(node, ("prefixItems", index), x[index], _join(u.instance_location, index), u)
+        yield ev.child(node, (keyword, index), x[index], _join(u.instance_location, index), u)
     u.valid = all(c.valid for c in u.children)
     if count:
         u.annotation = True if count == len(x) else count - 1
 
 
-def _items(ev: _Evaluation, node: Node, ctx: SchemaContext, value: Any, x: Any, u: Unit) -> Steps:
-    if not isinstance(x, list):
-        return
-    start = len(ctx.schema.get("prefixItems", ())) if ctx.active("prefixItems") else 0
-    for index in range(start, len(x)):
-        yield ev.child(node, ("items",), x[index], _join(u.instance_location, index), u)
-    u.valid = all(c.valid for c in u.children)
-    if len(x) > start:
-        u.annotation = True
+def _earlier_items(
+    ev: _Evaluation, node: Node, ctx: SchemaContext, value: Any, x: Any, u: Unit
+) -> Steps:
+    if isinstance(value, list):
+        return _indexed_items(ev, node, "items", value, x, u)
+    return _rest_items(ev, node, "items", 0, x, u)
+
+
+def _additional_items(
+    ev: _Evaluation, node: Node, ctx: SchemaContext, value: Any, x: Any, u: Unit
+) -> Steps | None:
+    items = ctx.schema.get("items")
+    if not ctx.active("items") or not isinstance(items, list):
+        return None  # ignored without an array of items
+    return _rest_items(ev, node, "additionalItems", len(items), x, u)
 
 
 def _contains(
@@ -449,12 +462,6 @@ def _dependent_schemas(
         ev.assertion(node, "dependencies", x, u)
 
 
-def _dependent_required(
-    ev: _Evaluation, node: Node, ctx: SchemaContext, value: Any, x: Any, u: Unit
-) -> None:
-    ev.assertion(node, "dependentRequired", x, u)
-
-
 def _reference(
     ev: _Evaluation, node: Node, ctx: SchemaContext, value: Any, x: Any, u: Unit
 ) -> Steps:
@@ -469,7 +476,7 @@ def _unevaluated_properties(
     if not isinstance(x, dict):
         return
     parent = _siblings(ev, u)
-    seen = _evaluated(parent, u.instance_location, (*_EVALUATED_PROPS, "unevaluatedProperties"))
+    seen = _evaluated(parent, u.instance_location, _EVALUATED_PROPS)
     if seen is None:
         u.annotation = []
         return
@@ -488,7 +495,7 @@ def _unevaluated_items(
     if not isinstance(x, list):
         return
     parent = _siblings(ev, u)
-    seen = _evaluated(parent, u.instance_location, (*_EVALUATED_ITEMS, "unevaluatedItems"))
+    seen = _evaluated(parent, u.instance_location, _EVALUATED_ITEMS)
     if seen is None:
         return
     left = [i for i in range(len(x)) if i not in seen]
@@ -506,7 +513,7 @@ def _siblings(ev: _Evaluation, unit: Unit) -> list[Unit]:
     return ev.current
 
 
-def _evaluated(units: list[Unit], where: str, keywords: tuple[str, ...]) -> set[Any] | None:
+def _evaluated(units: list[Unit], where: str, keywords: frozenset[str]) -> set[Any] | None:
     """Names or indexes evaluated at ``where`` by passing units among ``units``;
     None when everything there was evaluated."""
     seen: set[Any] = set()
@@ -517,44 +524,38 @@ def _evaluated(units: list[Unit], where: str, keywords: tuple[str, ...]) -> set[
             value = found.annotation
             if value is True:
                 return None
-            if found.keyword == "prefixItems" and isinstance(value, int):
+            if isinstance(value, int):  # the last index an array of subschemas reached
                 seen.update(range(value + 1))
             elif isinstance(value, list):
                 seen.update(value)
     return seen
 
 
-_HANDLERS: dict[str, Handler] = {
-    "type": _type,
-    "properties": _properties,
-    "patternProperties": _pattern_properties,
-    "additionalProperties": _additional_properties,
-    "propertyNames": _property_names,
-    "prefixItems": _prefix_items,
-    "items": _items,
-    "contains": _contains,
-    "allOf": _all_of,
-    "anyOf": _any_of,
-    "oneOf": _one_of,
-    "not": _not,
-    "if": _if,
-    "dependentSchemas": _dependent_schemas,
-    "dependencies": _dependent_schemas,
-    "dependentRequired": _dependent_required,
-    "$ref": _reference,
-    "$dynamicRef": _reference,
-    "unevaluatedProperties": _unevaluated_properties,
-    "unevaluatedItems": _unevaluated_items,
+# The walk of every keyword that applies subschemas (Role.APPLICATOR), by spec:
+# tests/engine/test_specs.py checks that every dialect's applicators are here.
+HANDLERS: dict[Spec, Handler] = {
+    ap.PROPERTIES: _properties,
+    ap.PATTERN_PROPERTIES: _pattern_properties,
+    ap.ADDITIONAL_PROPERTIES: _additional_properties,
+    ap.PROPERTY_NAMES: _property_names,
+    ap.PREFIX_ITEMS: _prefix_items,
+    ap.ITEMS: _items,
+    old.ITEMS_EARLIER: _earlier_items,
+    old.ADDITIONAL_ITEMS: _additional_items,
+    ap.CONTAINS: _contains,
+    ap.ALL_OF: _all_of,
+    ap.ANY_OF: _any_of,
+    ap.ONE_OF: _one_of,
+    ap.NOT: _not,
+    ap.IF: _if,
+    ap.DEPENDENT_SCHEMAS: _dependent_schemas,
+    ap.DEPENDENCIES: _dependent_schemas,
+    core.REF: _reference,
+    core.DYNAMIC_REF: _reference,
+    old.RECURSIVE_REF: _reference,
+    ue.UNEVALUATED_PROPERTIES: _unevaluated_properties,
+    ue.UNEVALUATED_ITEMS: _unevaluated_items,
 }
-
-_KNOWN = frozenset(
-    {*_HANDLERS, *_ANNOTATIONS, *_SILENT, *SINGLE, *ARRAY, *MAPPING}
-    | {
-        "enum", "const", "multipleOf", "maximum", "exclusiveMaximum", "minimum",
-        "exclusiveMinimum", "maxLength", "minLength", "pattern", "maxItems", "minItems",
-        "uniqueItems", "maxProperties", "minProperties", "required",
-    }
-)  # fmt: skip
 
 
 def evaluate_node(node: Node, instance: Any, state: CallState, limit: int) -> Unit:

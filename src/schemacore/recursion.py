@@ -20,24 +20,32 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from .compiler import Node
 from .errors import ExecutionFailure
+from .model import Node
+from .spec import IN_PLACE, Reach
 
 __all__ = ["check_child_fan_out", "mark_fan_out"]
 
-# Keywords applying their subschemas to the value itself; every other subschema
-# keyword applies to members, items, keys or decoded content.
-_IN_PLACE = frozenset(
-    {
-        "$ref", "$dynamicRef", "allOf", "anyOf", "oneOf", "not", "if", "then", "else",
-        "dependentSchemas", "dependencies",
-    }
-)  # fmt: skip
-# Keywords whose subschema sees a value that has no children (a property name) or a
+# Children whose subschema sees a value that has no children (a property name) or a
 # new value (decoded content): recursion cannot continue into the instance there.
-_LEAVES = frozenset({"propertyNames", "contentSchema"})
+_LEAVES = frozenset({Reach.KEYS, Reach.CONTENT})
+
+
+def _reach(owner: Node, tokens: tuple[str | int, ...]) -> Reach:
+    """What the child of ``owner`` at ``tokens`` is applied to, from its keyword's
+    spec in the owner's dialect (in place, for anything unknown: the conservative
+    answer)."""
+    ctx = owner.context
+    entry = ctx.dialect.keywords.get(str(tokens[0])) if ctx is not None else None
+    return entry[0].reach_of(tokens) if entry is not None else Reach.ALWAYS
+
+
+def _in_place(owner: Node, tokens: tuple[str | int, ...]) -> bool:
+    return _reach(owner, tokens) in IN_PLACE
+
 
 Edge = tuple[Node, tuple[str | int, ...]]
+_MEMBER_RESTS = (Reach.REST_MEMBERS, Reach.UNEVALUATED_MEMBERS)
 
 
 def mark_fan_out(nodes: list[Node]) -> bool:
@@ -89,7 +97,9 @@ def _reachable(starts: list[Node]) -> set[Node]:
 
 def _towards(node: Node, cyclic: set[Node]) -> int:
     return sum(
-        1 for tokens, child in node.children.items() if child in cyclic and tokens[0] not in _LEAVES
+        1
+        for tokens, child in node.children.items()
+        if child in cyclic and _reach(node, tokens) not in _LEAVES
     )
 
 
@@ -110,7 +120,7 @@ def _fans_out(component: set[Node]) -> bool:
         inplace[node] = [
             child
             for tokens, child in node.children.items()
-            if tokens[0] in _IN_PLACE and child in component
+            if _in_place(node, tokens) and child in component
         ]
         below.update(inplace[node])
 
@@ -129,7 +139,9 @@ def _fans_out(component: set[Node]) -> bool:
             own = {
                 (node, tokens)
                 for tokens, child in node.children.items()
-                if tokens[0] not in _IN_PLACE and tokens[0] not in _LEAVES and child in component
+                if child in component
+                and not _in_place(node, tokens)
+                and _reach(node, tokens) not in _LEAVES
             }
             if not own and len(inplace[node]) == 1:
                 # A reference, typically: the same summary (shared, never changed).
@@ -170,27 +182,27 @@ def _overlap(edges: Iterable[Edge]) -> bool:
     array_rests: set[int] = set()
     others = 0
     for owner, tokens in edges:
-        keyword, here = tokens[0], id(owner)
-        if keyword == "properties":
+        reach, here = _reach(owner, tokens), id(owner)
+        if reach is Reach.NAMED:
             name = str(tokens[1])
             if name in names:
                 return True
             names[name] = here
-        elif keyword == "patternProperties":
+        elif reach is Reach.PATTERN:
             patterns.add(here)
-        elif keyword in ("additionalProperties", "unevaluatedProperties"):
+        elif reach in _MEMBER_RESTS:
             # Only the members the same schema object leaves to them.
             rests.add(here)
-        elif keyword == "prefixItems":
+        elif reach is Reach.INDEXED:
             index = int(tokens[1])
             if index in indexes:
                 return True
             indexes[index] = here
-        elif keyword == "items":
+        elif reach is Reach.REST_ITEMS:
             items.add(here)
-        elif keyword == "contains":
+        elif reach is Reach.EVERY_ITEM:
             every += 1
-        elif keyword == "unevaluatedItems":
+        elif reach is Reach.UNEVALUATED_ITEMS:
             array_rests.add(here)
         else:
             others += 1
@@ -238,18 +250,18 @@ def check_child_fan_out(root: Node, nodes: list[Node], limit: int) -> None:
         inplace = [
             (tokens, child)
             for tokens, child in node.children.items()
-            if tokens[0] in _IN_PLACE and tokens not in node.back
+            if _in_place(node, tokens) and tokens not in node.back
         ]
         # Applications at the node's own value: itself and its in-place subschemas
         # (a closing edge counts its call, not what its target does again).
         at_value = 1 + sum(
             1 if tokens in node.back else here[child]
             for tokens, child in node.children.items()
-            if tokens[0] in _IN_PLACE
+            if _in_place(node, tokens)
         )
         own: dict[Edge, int] = {}
         for tokens, child in node.children.items():
-            if tokens[0] not in _IN_PLACE:
+            if not _in_place(node, tokens):
                 own[(node, tokens)] = 1 if tokens in node.back else most[child]
         if not own and len(inplace) == 1:
             summary = edges[inplace[0][1]]  # shared, never changed
@@ -311,22 +323,22 @@ def _busiest_child(summary: dict[Edge, int], cap: int) -> int:
     keys = 0
     other = 0
     for (owner, tokens), weight in summary.items():
-        keyword = tokens[0]
-        if keyword == "properties":
+        reach = _reach(owner, tokens)
+        if reach is Reach.NAMED:
             names.setdefault(str(tokens[1]), []).append((owner, weight))
-        elif keyword == "patternProperties":
+        elif reach is Reach.PATTERN:
             patterns += weight
-        elif keyword in ("additionalProperties", "unevaluatedProperties"):
+        elif reach in _MEMBER_RESTS:
             rests[owner] = rests.get(owner, 0) + weight
-        elif keyword == "prefixItems":
+        elif reach is Reach.INDEXED:
             index = int(tokens[1])
             indexes[index] = indexes.get(index, 0) + weight
-        elif keyword == "items":
-            start = sum(1 for key in owner.children if key[0] == "prefixItems")
+        elif reach is Reach.REST_ITEMS:
+            start = sum(1 for key in owner.children if _reach(owner, key) is Reach.INDEXED)
             items.append((start, weight))
-        elif keyword in ("contains", "unevaluatedItems"):
+        elif reach in (Reach.EVERY_ITEM, Reach.UNEVALUATED_ITEMS):
             every += weight
-        elif keyword == "propertyNames":
+        elif reach is Reach.KEYS:
             keys += weight
         else:
             other += weight

@@ -12,11 +12,12 @@ ever fetched.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from importlib import resources as package_files
 from typing import Any
 
+from .dialect import Dialect, normalise
 from .errors import ExecutionFailure, SchemaError
 from .limits import Limits
 from .pointer import (
@@ -27,72 +28,43 @@ from .pointer import (
     parse_pointer,
     resolve_pointer,
 )
+from .spec import Shape
 from .uri import join, split_fragment, unquote_fragment
 
-__all__ = ["Index", "Target", "bundled_metaschemas"]
+__all__ = ["RECURSIVE_NAME", "Index", "Target", "bundled_metaschemas"]
 
-# Keywords whose value is one subschema, an array of them, or an object of them.
-SINGLE = (
-    "additionalProperties",
-    "items",
-    "contains",
-    "propertyNames",
-    "if",
-    "then",
-    "else",
-    "not",
-    "unevaluatedItems",
-    "unevaluatedProperties",
-    "contentSchema",
-)
-ARRAY = ("prefixItems", "allOf", "anyOf", "oneOf")
-# "definitions" and "dependencies" are not 2020-12 keywords, but its meta-schema still
-# reserves them for subschemas (a "dependencies" member may also be an array of names,
-# which the walk skips), and real schemas keep using them: a $ref may target them.
-MAPPING = (
-    "$defs",
-    "definitions",
-    "properties",
-    "patternProperties",
-    "dependentSchemas",
-    "dependencies",
-)
-_HOLDING = frozenset((*SINGLE, *ARRAY, *MAPPING))
-# The keywords that identify, anchor or declare something the index records.
-_MARKERS = frozenset(("$id", "$schema", "$anchor", "$dynamicAnchor", "$dynamicRef"))
+# The keywords that identify, anchor or declare something the index records (in
+# some draft: the resource's dialect decides which of them mean anything).
+_MARKERS = frozenset(
+    (
+        "$id", "id", "$schema", "$anchor", "$dynamicAnchor", "$dynamicRef",
+        "$recursiveAnchor", "$recursiveRef",
+    )
+)  # fmt: skip
+
+# The dynamic-scope name under which a 2019-09 "$recursiveAnchor": true is bound: no
+# $dynamicAnchor can be named so (an anchor name starts with a letter or "_").
+RECURSIVE_NAME = "#recursive"
 
 _BUNDLED: dict[str, Any] | None = None
 
 
 def bundled_metaschemas() -> dict[str, Any]:
-    """The Draft 2020-12 meta-schema and its vocabulary meta-schemas, by ``$id``."""
+    """The meta-schemas of every implemented draft (and 2019-09's and 2020-12's
+    vocabulary meta-schemas), by URI without an empty fragment."""
     global _BUNDLED
     if _BUNDLED is None:
         found: dict[str, Any] = {}
         folder = package_files.files("schemacore") / "metaschemas"
-        for entry in folder.iterdir():
-            if entry.name.endswith(".json"):
-                document = json.loads(entry.read_text(encoding="utf-8"))
-                found[document["$id"]] = document
+        for draft in folder.iterdir():
+            if not draft.is_dir():
+                continue
+            for entry in draft.iterdir():
+                if entry.name.endswith(".json"):
+                    document = json.loads(entry.read_text(encoding="utf-8"))
+                    found[normalise(document.get("$id") or document["id"])] = document
         _BUNDLED = found
     return _BUNDLED
-
-
-def subschemas(node: dict[str, Any]) -> Iterator[tuple[tuple[str, ...], Any]]:
-    """Yield (relative pointer tokens, subschema) for each direct subschema of ``node``."""
-    for keyword in SINGLE:
-        if keyword in node:
-            yield (keyword,), node[keyword]
-    for keyword in ARRAY:
-        value = node.get(keyword)
-        if isinstance(value, list):
-            for index, item in enumerate(value):
-                yield (keyword, str(index)), item
-    for keyword in MAPPING:
-        value = node.get(keyword)
-        if isinstance(value, dict):
-            for name, item in value.items():
-                yield (keyword, name), item
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,10 +88,15 @@ class Index:
         registry: Mapping[str, Any] | None,
         loader: Callable[[str], Any] | None,
         limits: Limits,
+        dialect_hint: Callable[[Any, str], Dialect | None],
     ) -> None:
         self._registry = registry or {}
         self._loader = loader
         self._limits = limits
+        # $schema value, location -> the dialect it names when that is known without
+        # compiling anything (a published draft), else None; it raises for a draft
+        # schemacore does not implement.
+        self._dialect_hint = dialect_hint
         self.resources: dict[str, Any] = {}
         self.anchors: dict[tuple[str, str], Target] = {}
         self.dynamic_anchors: dict[tuple[str, str], Target] = {}
@@ -136,20 +113,24 @@ class Index:
         # there) of the schema whose $id or anchor defines it.
         self._identified: dict[str, tuple[str, str]] = {}
         self._anchored: dict[tuple[str, str], tuple[str, str]] = {}
-        # Resource URI -> the $schema value in force there (absent: the default).
+        # Resource URI -> the $schema value in force there (absent: none declared),
+        # and the dialect it was indexed under (its $schema's, when that is a
+        # published draft, else the one it inherited).
         self.declared_schema: dict[str, Any] = {}
+        self.indexed_as: dict[str, Dialect] = {}
         self.uses_dynamic_ref = False
         # Documents that came from the caller's registry or loader, by URI.
         self.loaded: list[tuple[str, Any]] = []
 
     # -- building -----------------------------------------------------------
 
-    def add_document(self, uri: str, document: Any) -> None:
-        """Index ``document`` (retrieved as ``uri``) and every resource embedded in it."""
+    def add_document(self, uri: str, document: Any, dialect: Dialect) -> None:
+        """Index ``document`` (retrieved as ``uri``) and every resource embedded in it;
+        ``dialect`` is the one it is read under where it declares none."""
         base, _ = split_fragment(uri)
         self.resources.setdefault(base, document)
         self.origins.setdefault(base, (base, ""))
-        self._walk(document, base, "", base, 0, None, (base, ""))
+        self._walk(document, base, "", base, 0, dialect, None, (base, ""))
 
     def _walk(
         self,
@@ -158,11 +139,13 @@ class Index:
         pointer: str,
         resource: str,
         depth: int,
-        dialect: Any,
+        dialect: Dialect,
+        declared: Any,
         origin: tuple[str, str],
     ) -> None:
         """Index ``node`` at ``pointer`` in resource ``base``, whose root is at
-        ``origin`` (document URI, pointer from the document's root)."""
+        ``origin`` (document URI, pointer from the document's root); ``declared`` is
+        the $schema value in force (None: none)."""
         if depth > self._limits.max_schema_depth:
             raise ExecutionFailure(
                 f"schema nesting is deeper than max_schema_depth={self._limits.max_schema_depth}",
@@ -175,61 +158,95 @@ class Index:
         # Most schema objects have no identifier, anchor, $schema or $dynamicRef.
         marked = not _MARKERS.isdisjoint(node)
         if marked:
-            identifier = node.get("$id")
-            if isinstance(identifier, str):
-                new_base, _ = split_fragment(join(base, identifier))
-                at = (origin[0], origin[1] + pointer)
-                self._claim(self._identified, new_base, at, "$id", identifier)
-                if new_base != resource or pointer != "":
-                    origin = at
-                    base, pointer = new_base, ""
-                    self.origins.setdefault(base, origin)
-                    self.resources.setdefault(base, node)
-                    self.embedded.setdefault(origin, base)
-                resource = base
             if "$schema" in node:
-                dialect = node["$schema"]
-        if dialect is not None:
-            self.declared_schema.setdefault(resource, dialect)
+                declared = node["$schema"]
+                # An unknown meta-schema (a custom one) is resolved when compiling;
+                # until then its resource is read as the one around it.
+                dialect = self._dialect_hint(declared, f"{pointer}/$schema") or dialect
+            identifier = node.get(dialect.identifier)
+            if dialect.ref_alone and "$ref" in node:
+                identifier = None  # "$ref" stands alone: a sibling $id is ignored
+            if isinstance(identifier, str):
+                if dialect.ref_alone and identifier.startswith("#"):
+                    # A fragment-only identifier is a plain-name anchor before 2019-09.
+                    self._anchor(node, base, pointer, origin, identifier[1:], dialect.identifier)
+                else:
+                    new_base, fragment = split_fragment(join(base, identifier))
+                    at = (origin[0], origin[1] + pointer)
+                    self._claim(self._identified, new_base, at, dialect.identifier, identifier)
+                    if new_base != resource or pointer != "":
+                        origin = at
+                        base, pointer = new_base, ""
+                        self.origins.setdefault(base, origin)
+                        self.resources.setdefault(base, node)
+                        self.embedded.setdefault(origin, base)
+                    resource = base
+                    if dialect.ref_alone and fragment and not fragment.startswith("/"):
+                        self._anchor(node, base, pointer, origin, fragment, dialect.identifier)
+        if declared is not None:
+            self.declared_schema.setdefault(resource, declared)
+        self.indexed_as.setdefault(resource, dialect)
         if marked:
+            keywords = dialect.keywords
             anchor = node.get("$anchor")
-            if isinstance(anchor, str):
-                at = (origin[0], origin[1] + pointer)
-                self._claim(self._anchored, (base, anchor), at, "$anchor", anchor)
-                self.anchors.setdefault((base, anchor), Target(node, base, pointer))
+            if isinstance(anchor, str) and "$anchor" in keywords:
+                self._anchor(node, base, pointer, origin, anchor, "$anchor")
             dynamic = node.get("$dynamicAnchor")
-            if isinstance(dynamic, str):
-                at = (origin[0], origin[1] + pointer)
-                self._claim(self._anchored, (base, dynamic), at, "$dynamicAnchor", dynamic)
-                target = Target(node, base, pointer)
-                # A $dynamicAnchor is also a plain-name fragment for $ref.
-                self.anchors.setdefault((base, dynamic), target)
+            if isinstance(dynamic, str) and "$dynamicAnchor" in keywords:
+                target = self._anchor(node, base, pointer, origin, dynamic, "$dynamicAnchor")
                 self.dynamic_anchors.setdefault((base, dynamic), target)
                 self.dynamic_names[base] = self.dynamic_names.get(base, frozenset()) | {dynamic}
-            if "$dynamicRef" in node:
+            if (
+                node.get("$recursiveAnchor") is True
+                and pointer == ""
+                and "$recursiveAnchor" in keywords
+            ):
+                target = Target(node, base, pointer)
+                self.dynamic_anchors.setdefault((base, RECURSIVE_NAME), target)
+                names = self.dynamic_names.get(base, frozenset())
+                self.dynamic_names[base] = names | {RECURSIVE_NAME}
+            if "$dynamicRef" in node or "$recursiveRef" in node:
                 self.uses_dynamic_ref = True
-        if _HOLDING.isdisjoint(node):
+        if dialect.holding_names.isdisjoint(node):
             return  # a leaf: most schema objects are
-        # The order of subschemas(), with the pointers built by concatenation.
         depth += 1
         walk = self._walk
-        for keyword in SINGLE:
-            if keyword in node:
-                walk(node[keyword], base, f"{pointer}/{keyword}", resource, depth, dialect, origin)
-        for keyword in ARRAY:
-            value = node.get(keyword)
-            if isinstance(value, list):
+        for keyword, shape in dialect.holding:
+            value = node.get(keyword, _MISSING)
+            if value is _MISSING:
+                continue
+            if shape is Shape.ONE or (shape is Shape.ONE_OR_LIST and not isinstance(value, list)):
+                walk(
+                    value, base, f"{pointer}/{keyword}", resource, depth, dialect, declared, origin
+                )
+            elif shape is Shape.MAP:
+                if isinstance(value, dict):
+                    prefix = f"{pointer}/{keyword}/"
+                    for name, item in value.items():
+                        if type(name) is not str or "~" in name or "/" in name:
+                            name = escape(name)
+                        walk(item, base, prefix + name, resource, depth, dialect, declared, origin)
+            elif isinstance(value, list):
                 prefix = f"{pointer}/{keyword}/"
                 for index, item in enumerate(value):
-                    walk(item, base, prefix + str(index), resource, depth, dialect, origin)
-        for keyword in MAPPING:
-            value = node.get(keyword)
-            if isinstance(value, dict):
-                prefix = f"{pointer}/{keyword}/"
-                for name, item in value.items():
-                    if type(name) is not str or "~" in name or "/" in name:
-                        name = escape(name)
-                    walk(item, base, prefix + name, resource, depth, dialect, origin)
+                    walk(
+                        item, base, prefix + str(index), resource, depth, dialect, declared, origin
+                    )
+
+    def _anchor(
+        self,
+        node: Any,
+        base: str,
+        pointer: str,
+        origin: tuple[str, str],
+        name: str,
+        keyword: str,
+    ) -> Target:
+        """Record the plain-name anchor ``name`` of resource ``base`` at ``pointer``."""
+        at = (origin[0], origin[1] + pointer)
+        self._claim(self._anchored, (base, name), at, keyword, name)
+        target = Target(node, base, pointer)
+        return self.anchors.setdefault((base, name), target)
 
     @staticmethod
     def _claim(
@@ -275,10 +292,12 @@ class Index:
             end = position.rfind("/", 0, end)
         return resource, pointer
 
-    def resource(self, uri: str, location: str = "") -> Any:
+    def resource(self, uri: str, location: str, dialect: Dialect) -> Any:
         """The resource at ``uri`` (no fragment), loading it from the registry if needed.
 
-        ``location`` is where in the schema the reference is, for errors.
+        ``location`` is where in the schema the reference is, for errors; a document
+        loaded now that declares no $schema is read under ``dialect`` (the dialect
+        of the schema referring to it).
         """
         if uri in self.resources:
             return self.resources[uri]
@@ -287,7 +306,7 @@ class Index:
             raise LookupError(uri)
         if not bundled:
             self.loaded.append((uri, document))
-        self.add_document(uri, document)
+        self.add_document(uri, document, dialect)
         return self.resources[uri]
 
     def _retrieve(self, uri: str, location: str) -> tuple[Any, bool]:
@@ -310,11 +329,12 @@ class Index:
                 ) from exc
         return _MISSING, False
 
-    def resolve(self, reference_uri: str, location: str) -> Target:
-        """Resolve an absolute URI with an optional fragment to its target node."""
+    def resolve(self, reference_uri: str, location: str, dialect: Dialect) -> Target:
+        """Resolve an absolute URI with an optional fragment to its target node
+        (``dialect``: the referring schema's, see :meth:`resource`)."""
         base, fragment = split_fragment(reference_uri)
         try:
-            document = self.resource(base, location)
+            document = self.resource(base, location, dialect)
         except LookupError:
             raise SchemaError(
                 f"cannot resolve reference {reference_uri!r}: no schema is registered "

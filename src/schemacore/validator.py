@@ -7,24 +7,20 @@ from time import monotonic, perf_counter
 from typing import Any, NoReturn
 
 from .codegen import HOT, WORTH_WRITING
-from .compiler import Compiler, Node, Options
-from .dialect import DEFAULT_DIALECT, Dialect, is_2020_12
-from .errors import ExecutionFailure, SchemaError, ValidationError
+from .compiler import Compiler
+from .errors import ExecutionFailure, ValidationError
 from .evaluation import evaluate_node
 from .guard import CallState, scan_instance
 from .limits import Limits
+from .model import Node, Options
 from .output import Evaluation
-from .recursion import check_child_fan_out, mark_fan_out
+from .pipeline import build, resolve_default
 from .relevance import best_match
-from .resources import Index, bundled_metaschemas
-from .uri import join, split_fragment
 
 __all__ = ["Validator", "compile", "is_valid", "validate"]
 
 # Limits are frozen: one default instance spares every compile its field checks.
 _DEFAULT_LIMITS = Limits()
-
-_METASCHEMA_URI = "https://json-schema.org/draft/2020-12/schema"
 
 
 def _too_deep(where: str) -> NoReturn:
@@ -44,6 +40,7 @@ class Validator:
     __slots__ = (
         "_calls",
         "_compiler",
+        "_default_dialect",
         "_loader",
         "_memoises",
         "_node",
@@ -64,6 +61,7 @@ class Validator:
     _memoises: bool
     _plain: bool
     _schema: Any
+    _default_dialect: str | None
 
     def __init__(
         self,
@@ -75,6 +73,7 @@ class Validator:
         content_assertion: bool = False,
         limits: Limits | None = None,
         formats: Mapping[str, Callable[[str], bool]] | None = None,
+        default_dialect: str | None = None,
         _check_schema: bool = True,
     ) -> None:
         if limits is not None and not isinstance(limits, Limits):
@@ -85,7 +84,8 @@ class Validator:
             limits=limits if limits is not None else _DEFAULT_LIMITS,
             formats=dict(formats or {}),
         )
-        node, compiler = _build(schema, registry, loader, options, _check_schema)
+        default = resolve_default(default_dialect)
+        node, compiler = build(schema, registry, loader, options, _check_schema, default)
         set_attr = object.__setattr__
         set_attr(self, "_node", node)
         set_attr(self, "_compiler", compiler)
@@ -107,6 +107,7 @@ class Validator:
         set_attr(self, "_registry", registry)
         set_attr(self, "_loader", loader)
         set_attr(self, "_schema", schema)
+        set_attr(self, "_default_dialect", default_dialect)
 
     def __setattr__(self, name: str, value: Any) -> None:
         raise AttributeError("Validator objects are immutable")
@@ -244,6 +245,7 @@ class Validator:
                 options.content_assertion,
                 options.limits,
                 dict(options.formats) or None,
+                self._default_dialect,
             ),
         )
 
@@ -259,6 +261,7 @@ def _restore(
     content_assertion: bool,
     limits: Limits,
     formats: Mapping[str, Callable[[str], bool]] | None = None,
+    default_dialect: str | None = None,
 ) -> Validator:
     return Validator(
         schema,
@@ -268,115 +271,8 @@ def _restore(
         content_assertion=content_assertion,
         limits=limits,
         formats=formats,
+        default_dialect=default_dialect,
     )
-
-
-_META: Validator | None = None
-
-
-def _default_metaschema() -> Validator:
-    global _META
-    if _META is None:
-        _META = Validator(bundled_metaschemas()[_METASCHEMA_URI], _check_schema=False)
-    return _META
-
-
-def _check_against(meta: Validator, schema: Any, what: str) -> None:
-    # An ExecutionFailure here (a schema nested too deeply to check, say) stays one:
-    # a limit is never reported as an invalid schema. A value outside the JSON data
-    # model is no limit: the schema is not JSON, so it is not a schema.
-    try:
-        if meta.is_valid(schema):
-            return
-    except ExecutionFailure as exc:
-        if exc.limit != "json_data_model":
-            raise
-        if not exc.location:
-            # The fast path does not locate; the error path meets the value again.
-            try:
-                for _ in meta.iter_errors(schema):
-                    pass
-            except ExecutionFailure as located:
-                exc = located
-        message = exc.message.removeprefix("the instance ")
-        raise SchemaError(f"{what} {message}", location=exc.location) from None
-    error = best_match(meta.iter_errors(schema))
-    if error is None:  # pragma: no cover - both paths agree by construction
-        raise SchemaError(f"{what} is not a valid schema")
-    raise SchemaError(
-        f"{what} is not a valid Draft 2020-12 schema: {error.message}",
-        location=error.instance_location,
-    )
-
-
-def _build(
-    schema: Any,
-    registry: Mapping[str, Any] | None,
-    loader: Callable[[str], Any] | None,
-    options: Options,
-    check_schema: bool,
-) -> tuple[Node, Compiler]:
-    try:
-        return _compile_document(schema, registry, loader, options, check_schema)
-    except RecursionError:
-        raise ExecutionFailure(
-            "the schema is nested or chained too deeply to compile within Python's "
-            "recursion limit (lower Limits.max_schema_depth, or simplify its references)",
-            limit="recursion",
-        ) from None
-
-
-def _compile_document(
-    schema: Any,
-    registry: Mapping[str, Any] | None,
-    loader: Callable[[str], Any] | None,
-    options: Options,
-    check_schema: bool,
-) -> tuple[Node, Compiler]:
-    if not isinstance(schema, (dict, bool)):
-        raise SchemaError(f"a schema must be an object or a boolean, not {type(schema).__name__}")
-    index = Index(registry, loader, options.limits)
-    compiler = Compiler(index, options)
-    dialect: Dialect = DEFAULT_DIALECT
-    if isinstance(schema, dict) and "$schema" in schema:
-        dialect = compiler.dialect_for(schema["$schema"], "/$schema")
-    base = ""
-    if isinstance(schema, dict) and isinstance(schema.get("$id"), str):
-        base = split_fragment(join("", schema["$id"]))[0]
-    # Indexing first: it enforces max_schema_depth before the meta-schema walks it.
-    index.add_document(base, schema)
-    if check_schema:
-        _check_schema_document(schema, registry, loader, "the schema")
-    node = compiler.node(schema, base, "", dialect, (), False, None)
-    compiler.check_progress()
-    limit = options.limits.max_inplace_applications
-    # Both walks have nothing to do, and return at once, when the root's evaluation
-    # paths are within the limit and when no edge closes a cycle: spare them the list.
-    if node.paths > limit:
-        check_child_fan_out(node, compiler.nodes, limit)
-    compiler.memoises = mark_fan_out(compiler.nodes) if compiler.cycles else False
-    if check_schema:
-        # Documents pulled in through references are schemas too.
-        for uri, document in index.loaded:
-            _check_schema_document(document, registry, loader, f"the schema at {uri!r}")
-    return node, compiler
-
-
-def _check_schema_document(
-    schema: Any,
-    registry: Mapping[str, Any] | None,
-    loader: Callable[[str], Any] | None,
-    what: str,
-) -> None:
-    """Validate one schema document against the meta-schema its $schema names."""
-    meta_uri = _METASCHEMA_URI
-    if isinstance(schema, dict) and isinstance(schema.get("$schema"), str):
-        meta_uri = split_fragment(schema["$schema"])[0]
-    if is_2020_12(meta_uri):
-        meta = _default_metaschema()
-    else:
-        meta = Validator({"$ref": meta_uri}, registry=registry, loader=loader, _check_schema=False)
-    _check_against(meta, schema, what)
 
 
 def compile(
@@ -388,8 +284,10 @@ def compile(
     content_assertion: bool = False,
     limits: Limits | None = None,
     formats: Mapping[str, Callable[[str], bool]] | None = None,
+    default_dialect: str | None = None,
 ) -> Validator:
-    """Compile a Draft 2020-12 ``schema`` into a :class:`Validator`.
+    """Compile ``schema`` into a :class:`Validator`, under the dialect its ``$schema``
+    names (Draft 2020-12, 2019-09, 7, 6 or 4), each resource under its own.
 
     Args:
         schema: the schema, as parsed JSON (a dict or a bool). It is never mutated.
@@ -401,10 +299,14 @@ def compile(
         limits: resource limits; the defaults are safe for untrusted input.
         formats: format name -> checker (called with a string, returns bool), adding
             to or overriding the built-in checkers when formats are asserted.
+        default_dialect: the meta-schema URI (or short name: "2020-12", "2019-09",
+            "draft-07", "draft-06", "draft-04") of the dialect of resources that
+            declare no ``$schema``; Draft 2020-12 by default.
 
     Raises:
         SchemaError: the schema is invalid or a reference cannot be resolved.
-        UnsupportedCapability: another draft, an unknown dialect or vocabulary.
+        UnsupportedCapability: draft 3, an unknown dialect, or a required vocabulary
+            schemacore does not implement.
         ExecutionFailure: a limit was exceeded while compiling.
     """
     return Validator(
@@ -415,6 +317,7 @@ def compile(
         content_assertion=content_assertion,
         limits=limits,
         formats=formats,
+        default_dialect=default_dialect,
     )
 
 

@@ -268,24 +268,46 @@ def test_validator_for_and_the_dialect_table() -> None:
         Draft202012Validator
     )
     assert validator_for({"$schema": "https://example.com/custom"}, default=None) is None
-    with pytest.raises(UnsupportedDialect, match="Draft 7"):
-        validator_for({"$schema": "http://json-schema.org/draft-07/schema#"})
+    with pytest.raises(UnsupportedDialect, match="Draft 3"):
+        validator_for({"$schema": "http://json-schema.org/draft-03/schema#"})
     supported = [entry.class_name for entry in compat.DIALECTS if entry.supported]
-    assert supported == ["Draft202012Validator"]
+    assert supported == [
+        "Draft202012Validator",
+        "Draft201909Validator",
+        "Draft7Validator",
+        "Draft6Validator",
+        "Draft4Validator",
+    ]
     for entry in compat.DIALECTS:
         assert hasattr(compat, entry.class_name) is entry.supported
+        if entry.supported:
+            declared = {"$schema": entry.meta_schema_uri + "#"}
+            assert validator_for(declared) is getattr(compat, entry.class_name)
 
 
+# Array-form items is a tuple before 2020-12: each class reads a schema without
+# $schema under its own draft.
 @pytest.mark.parametrize(
     "name", ["Draft201909Validator", "Draft7Validator", "Draft6Validator", "Draft4Validator"]
 )
-def test_classes_of_other_drafts_do_not_exist(name: str) -> None:
-    with pytest.raises(UnsupportedDialect, match="Draft 2020-12 only") as raised:
-        getattr(compat, name)
+def test_each_class_reads_its_own_draft(name: str) -> None:
+    cls = getattr(compat, name)
+    schema = {"items": [{"type": "integer"}], "additionalItems": False}
+    cls.check_schema(schema)
+    validator = cls(schema)
+    assert validator.is_valid([1])
+    assert not validator.is_valid([1, 2])
+    with pytest.raises(compat.SchemaError):
+        Draft202012Validator.check_schema(schema)
+
+
+def test_draft_3_class_does_not_exist() -> None:
+    with pytest.raises(UnsupportedDialect, match="Draft 3") as raised:
+        compat.Draft3Validator  # noqa: B018
     assert isinstance(raised.value, schemacore.UnsupportedCapability)
     assert isinstance(raised.value, AttributeError)
     with pytest.raises(ImportError):
-        exec(f"from schemacore.compat import {name}")
+        exec("from schemacore.compat import Draft3Validator")
 
 
 def test_error_tree() -> None:

@@ -47,18 +47,22 @@ def test_2020_12_is_accepted_with_or_without_fragment(declared: str | None) -> N
     assert not validator.is_valid([1])  # prefixItems is a 2020-12 keyword
 
 
+DRAFT_07 = "http://json-schema.org/draft-07/schema#"
+DRAFT_04 = "http://json-schema.org/draft-04/schema#"
+DRAFT_03 = "http://json-schema.org/draft-03/schema#"
+
+
 @pytest.mark.parametrize(
     "declared",
     [
-        "http://json-schema.org/draft-07/schema#",
-        "http://json-schema.org/draft-07/schema",
-        "http://json-schema.org/draft-04/schema#",
-        "http://json-schema.org/draft-06/schema#",
-        "https://json-schema.org/draft/2019-09/schema",
+        DRAFT_03,
+        "http://json-schema.org/draft-03/schema",
+        "http://json-schema.org/schema#",
+        "https://json-schema.org/draft/next/schema",
         "https://example.com/unknown-dialect",
     ],
 )
-def test_other_drafts_and_unknown_dialects_are_refused(declared: str) -> None:
+def test_draft_3_and_unknown_dialects_are_refused(declared: str) -> None:
     with pytest.raises(UnsupportedCapability) as caught:
         schemacore.compile({"$schema": declared, "type": "string"})
     assert caught.value.error_class == "unsupported_capability"
@@ -66,35 +70,142 @@ def test_other_drafts_and_unknown_dialects_are_refused(declared: str) -> None:
     assert caught.value.location == "/$schema"
 
 
-def test_other_draft_in_an_embedded_resource_is_refused() -> None:
+# Each draft's own reading of one schema: array-form items (with additionalItems) is
+# 2020-12's prefixItems before 2020-12, and an unknown keyword in 2020-12.
+TUPLE = {"items": [{"type": "integer"}], "additionalItems": False}
+
+
+@pytest.mark.parametrize(
+    "declared",
+    [
+        DRAFT_04,
+        "http://json-schema.org/draft-06/schema#",
+        DRAFT_07,
+        "https://json-schema.org/draft/2019-09/schema",
+    ],
+)
+def test_drafts_before_2020_12_read_array_form_items(declared: str) -> None:
+    validator = schemacore.compile({"$schema": declared, **TUPLE})
+    assert validator.is_valid([1])
+    assert not validator.is_valid([1, 2])
+    assert not validator.is_valid(["a"])
+
+
+def test_2020_12_refuses_array_form_items_as_not_a_schema() -> None:
+    with pytest.raises(SchemaError, match="Draft 2020-12"):
+        schemacore.compile(TUPLE)
+    with pytest.raises(SchemaError, match="must be an object or a boolean"):
+        schemacore.Validator(TUPLE, _check_schema=False)
+
+
+def test_default_dialect_applies_where_no_schema_is_declared() -> None:
+    validator = schemacore.compile(TUPLE, default_dialect="draft-07")
+    assert not validator.is_valid([1, 2])
+    by_uri = schemacore.compile(TUPLE, default_dialect=DRAFT_07)
+    assert not by_uri.is_valid([1, 2])
+    # A declared $schema still wins over the default.
+    declared = schemacore.compile(
+        {"$schema": DRAFT_2020_12, "prefixItems": [{"type": "integer"}]}, default_dialect="draft-04"
+    )
+    assert not declared.is_valid(["a"])
+
+
+def test_default_dialect_refuses_draft_3() -> None:
+    with pytest.raises(UnsupportedCapability):
+        schemacore.compile({}, default_dialect=DRAFT_03)
+
+
+def test_draft_04_rules() -> None:
+    exclusive = schemacore.compile({"$schema": DRAFT_04, "maximum": 3, "exclusiveMaximum": True})
+    assert exclusive.is_valid(2) and not exclusive.is_valid(3)
+    # No const in draft-04: an unknown keyword.
+    assert schemacore.compile({"$schema": DRAFT_04, "const": 1}).is_valid(2)
+    # 1.0 is no integer in draft-04 (it is in every later draft).
+    integer = schemacore.compile({"$schema": DRAFT_04, "type": "integer"})
+    assert integer.is_valid(1) and not integer.is_valid(1.0)
+    assert schemacore.compile({"type": "integer"}).is_valid(1.0)
+    # "id" is its identifier, "$id" is not.
     schema = {
+        "$schema": DRAFT_04,
+        "definitions": {"a": {"id": "http://example.com/a", "type": "string"}},
+        "$ref": "http://example.com/a",
+    }
+    assert schemacore.compile(schema).is_valid("x")
+
+
+def test_ref_stands_alone_before_2019_09() -> None:
+    schema = {
+        "$schema": DRAFT_07,
+        "$ref": "#/definitions/s",
+        "maxLength": 1,
+        "definitions": {"s": {"type": "string"}},
+    }
+    assert schemacore.compile(schema).is_valid("long")  # maxLength beside $ref is ignored
+    later = {**schema, "$schema": DRAFT_2020_12}
+    assert not schemacore.compile(later).is_valid("long")
+
+
+def test_each_resource_is_read_under_its_own_draft() -> None:
+    schema = {
+        "$schema": DRAFT_2020_12,
         "$ref": "https://example.com/old",
         "$defs": {
             "old": {
                 "$id": "https://example.com/old",
-                "$schema": "http://json-schema.org/draft-07/schema#",
+                "$schema": DRAFT_07,
+                "items": [{"type": "integer"}],
+                "additionalItems": False,
             }
         },
+    }
+    validator = schemacore.compile(schema)
+    assert validator.is_valid([1]) and not validator.is_valid([1, 2])
+    registry = {
+        "https://example.com/r": {"$schema": DRAFT_04, "maximum": 1, "exclusiveMaximum": True}
+    }
+    remote = schemacore.compile({"$ref": "https://example.com/r"}, registry=registry)
+    assert remote.is_valid(0) and not remote.is_valid(1)
+
+
+def test_embedded_draft_3_resource_is_unsupported_not_unresolvable() -> None:
+    schema = {
+        "$ref": "https://example.com/old",
+        "$defs": {"old": {"$id": "https://example.com/old", "$schema": DRAFT_03}},
     }
     with pytest.raises(UnsupportedCapability):
         schemacore.compile(schema)
 
 
-def test_other_draft_in_a_remote_document_is_refused() -> None:
-    registry = {"https://example.com/r": {"$schema": "http://json-schema.org/draft-04/schema#"}}
-    with pytest.raises(UnsupportedCapability):
-        schemacore.compile({"$ref": "https://example.com/r"}, registry=registry)
-
-
-def test_meta_schema_written_in_another_draft_is_refused() -> None:
+def test_custom_meta_schema_extending_draft_07() -> None:
     registry = {
         "https://example.com/meta/7": {
-            "$schema": "http://json-schema.org/draft-07/schema#",
+            "$schema": DRAFT_07,
             "$id": "https://example.com/meta/7",
+            "allOf": [{"$ref": DRAFT_07}],
         }
     }
-    with pytest.raises(UnsupportedCapability):
-        schemacore.compile({"$schema": "https://example.com/meta/7"}, registry=registry)
+    validator = schemacore.compile(
+        {"$schema": "https://example.com/meta/7", **TUPLE}, registry=registry
+    )
+    assert not validator.is_valid([1, 2])  # read as draft-07
+
+
+def test_custom_meta_schema_embedded_in_the_schema_itself() -> None:
+    meta_uri = "https://example.com/meta/embedded"
+    schema = {
+        "$schema": meta_uri,
+        "$id": "https://example.com/root",
+        "$defs": {
+            "meta": {
+                "$schema": DRAFT_2020_12,
+                "$id": meta_uri,
+                "$vocabulary": {VOCAB + "core": True, VOCAB + "applicator": True},
+            }
+        },
+        "minimum": 5,
+    }
+    # The embedded meta-schema turns validation off: minimum does nothing.
+    assert schemacore.compile(schema).is_valid(1)
 
 
 def test_non_string_schema_keyword_is_a_schema_error() -> None:

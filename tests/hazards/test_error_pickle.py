@@ -83,7 +83,7 @@ def _schema_errors() -> list[BaseException]:
         schemacore.SchemaCoreError("plain", location="/a"),
         _raised(lambda: schemacore.compile({"type": 1}), schemacore.SchemaError),
         _raised(
-            lambda: schemacore.compile({"$schema": "http://json-schema.org/draft-07/schema#"}),
+            lambda: schemacore.compile({"$schema": "http://json-schema.org/draft-03/schema#"}),
             schemacore.UnsupportedCapability,
         ),
     ]

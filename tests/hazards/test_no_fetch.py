@@ -70,7 +70,7 @@ UNRESOLVABLE: list[Any] = [
     pytest.param({"$ref": "urn:example:missing"}, "/$ref", id="urn"),
     pytest.param({"$ref": "//example.com/network-path"}, "/$ref", id="network-path"),
     pytest.param(
-        {"$ref": "https://json-schema.org/draft/2019-09/schema"}, "/$ref", id="other-draft-meta"
+        {"$ref": "https://json-schema.org/draft/next/schema"}, "/$ref", id="unbundled-meta"
     ),
 ]
 

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from schemacore import Validator
 
 __all__ = [
+    "DRAFTS",
     "SECTIONS",
     "SuiteCase",
     "ValidatorCache",
@@ -28,7 +29,15 @@ __all__ = [
     "load_cases",
 ]
 
-DRAFT = "draft2020-12"
+# Suite folder -> the dialect its schemas are written in (default_dialect): each
+# folder's schemas may leave $schema out.
+DRAFTS: dict[str, str] = {
+    "draft4": "draft-04",
+    "draft6": "draft-06",
+    "draft7": "draft-07",
+    "draft2019-09": "2019-09",
+    "draft2020-12": "2020-12",
+}
 
 # Section name -> (folder below tests/<draft>, format_assertion). The suite asks
 # runners to turn format assertion on for optional/format only; everything else,
@@ -52,6 +61,7 @@ class SuiteCase:
     group_id: str
     file_id: str
     section: str
+    draft: str
     schema: Any
     data: Any
     valid: bool
@@ -59,12 +69,17 @@ class SuiteCase:
 
 
 def load_cases(suite: Path) -> list[SuiteCase]:
-    """All draft 2020-12 cases of every section, in file order."""
+    """The cases of every draft folder and section, in file order."""
     tests_root = suite / "tests"
     cases: list[SuiteCase] = []
     seen: set[str] = set()
-    for section, (folder, format_assertion) in SECTIONS.items():
-        directory = tests_root / DRAFT / folder
+    sections = [
+        (draft, section, folder, format_assertion)
+        for draft in DRAFTS
+        for section, (folder, format_assertion) in SECTIONS.items()
+    ]
+    for draft, section, folder, format_assertion in sections:
+        directory = tests_root / draft / folder
         for path in sorted(directory.glob("*.json")):
             file_id = path.relative_to(tests_root).as_posix()
             with path.open(encoding="utf-8") as handle:
@@ -84,6 +99,7 @@ def load_cases(suite: Path) -> list[SuiteCase]:
                             group_id=group_id,
                             file_id=file_id,
                             section=section,
+                            draft=draft,
                             schema=group["schema"],
                             data=test["data"],
                             valid=test["valid"],
@@ -111,7 +127,10 @@ class ValidatorCache:
         import schemacore
 
         return schemacore.compile(
-            case.schema, registry=self._registry, format_assertion=case.format_assertion
+            case.schema,
+            registry=self._registry,
+            format_assertion=case.format_assertion,
+            default_dialect=DRAFTS[case.draft],
         )
 
     def get(self, case: SuiteCase) -> Validator:
@@ -186,6 +205,10 @@ def check_case(
             f"validate {'raised' if raised else 'did not raise'} ValidationError "
             f"for an instance expected {expected}"
         )
+
+    evaluated = validator.evaluate(case.data).valid
+    if evaluated is not case.valid:
+        problems.append(f"evaluate().valid was {evaluated!r}, expected {case.valid}")
 
     if json.dumps(case.data) != before:
         problems.append("validation changed the instance")

@@ -26,10 +26,4 @@ from __future__ import annotations
 
 SKIP: dict[str, str] = {}
 
-XFAIL: dict[str, str] = {
-    "draft2020-12/optional/cross-draft.json::refs to historic drafts are processed as "
-    "historic drafts": (
-        "the referenced remote declares draft 2019-09; schemacore implements 2020-12 only and "
-        "refuses it with UnsupportedCapability instead of reinterpreting it"
-    ),
-}
+XFAIL: dict[str, str] = {}

@@ -1,4 +1,5 @@
-"""The official JSON-Schema-Test-Suite (draft 2020-12), one pytest case per suite test.
+"""The official JSON-Schema-Test-Suite (drafts 4, 6, 7, 2019-09 and 2020-12), one pytest
+case per suite test, each folder compiled with ``default_dialect`` set to its draft.
 
 Where the suite comes from: see ``locate.py`` (``$JSON_SCHEMA_TEST_SUITE``, then
 ``../shared/JSON-Schema-Test-Suite`` beside the clone, then a verified download of
@@ -8,8 +9,9 @@ skipped with the reason shown; with ``SCHEMACORE_REQUIRE_SUITE=1`` (set by
 
 Every file under ``remotes/`` is in the registry as ``http://localhost:1234/<path>``.
 Each group's schema is compiled once; each case must give the expected answer on
-all three paths: ``is_valid``, ``iter_errors`` (no errors iff valid, every error a
-``schemacore.ValidationError`` with string locations) and ``validate``.
+every path: ``is_valid`` (closures and generated code), ``iter_errors`` (no errors
+iff valid, every error a ``schemacore.ValidationError`` with string locations),
+``validate`` and ``evaluate().valid``.
 ``optional/format/*.json`` runs with ``format_assertion=True``; everything else,
 ``optional/format-assertion.json`` included, with the defaults.
 
@@ -29,6 +31,7 @@ from typing import Any
 import pytest
 
 from tests.suite.cases import (
+    DRAFTS,
     SECTIONS,
     SuiteCase,
     ValidatorCache,
@@ -85,8 +88,9 @@ def test_expectations_are_not_stale() -> None:
 
 def test_every_section_has_cases() -> None:
     # Guards against a layout change that would make a section pass vacuously.
-    found = {case.section for case in CASES}
-    assert found == set(SECTIONS), f"sections without cases: {set(SECTIONS) - found}"
+    found = {(case.draft, case.section) for case in CASES}
+    expected = {(draft, section) for draft in DRAFTS for section in SECTIONS}
+    assert found == expected, f"sections without cases: {expected - found}"
 
 
 def test_remotes_are_registered() -> None:

@@ -45,6 +45,10 @@ from ._errors import ErrorTree, SchemaError, ValidationError, best_match, releva
 
 __all__ = [
     "DIALECTS",
+    "Draft4Validator",
+    "Draft6Validator",
+    "Draft7Validator",
+    "Draft201909Validator",
     "Draft202012Validator",
     "ErrorTree",
     "FormatChecker",
@@ -83,11 +87,11 @@ DIALECTS: tuple[DialectEntry, ...] = (
         "Draft201909Validator",
         "https://json-schema.org/draft/2019-09/schema",
         "Draft 2019-09",
-        False,
+        True,
     ),
-    DialectEntry("Draft7Validator", "http://json-schema.org/draft-07/schema", "Draft 7", False),
-    DialectEntry("Draft6Validator", "http://json-schema.org/draft-06/schema", "Draft 6", False),
-    DialectEntry("Draft4Validator", "http://json-schema.org/draft-04/schema", "Draft 4", False),
+    DialectEntry("Draft7Validator", "http://json-schema.org/draft-07/schema", "Draft 7", True),
+    DialectEntry("Draft6Validator", "http://json-schema.org/draft-06/schema", "Draft 6", True),
+    DialectEntry("Draft4Validator", "http://json-schema.org/draft-04/schema", "Draft 4", True),
     DialectEntry("Draft3Validator", "http://json-schema.org/draft-03/schema", "Draft 3", False),
 )
 
@@ -154,8 +158,9 @@ class _SchemaLocator:
             at = pointer.rfind("/" + escape(keyword))
             pointer = pointer[:at] if at >= 0 else ""
         try:
-            index: Index = self._owner._validator()._compiler.index
-            node = index.resolve(f"{uri}#{pointer}", "").node
+            compiler = self._owner._validator()._compiler
+            index: Index = compiler.index
+            node = index.resolve(f"{uri}#{pointer}", "", compiler.default).node
         except (SchemaCoreError, LookupError, ValueError):
             return None, None
         if keyword == "false":
@@ -171,6 +176,8 @@ class _ValidatorBase:
     row of :data:`DIALECTS`."""
 
     META_SCHEMA: ClassVar[dict[str, Any]]
+    # The dialect of a schema that declares no $schema (the class's draft).
+    DIALECT_URI: ClassVar[str] = DRAFT_2020_12
     FORMAT_CHECKER: ClassVar[FormatChecker]
     TYPE_CHECKER: ClassVar[TypeChecker] = TypeChecker()
     # What ``jsonschema.validators.extend`` copies into the class it makes: that class
@@ -292,6 +299,7 @@ class _ValidatorBase:
             format_assertion=checker is not None,
             formats=format_options(checker) if checker is not None else None,
             limits=self.limits,
+            default_dialect=self.DIALECT_URI,
             **self._options,
         )
 
@@ -349,6 +357,7 @@ def _make_class(entry: DialectEntry) -> type[_ValidatorBase]:
     meta_schema = bundled_metaschemas()[entry.meta_schema_uri]
     namespace: dict[str, Any] = {
         "META_SCHEMA": meta_schema,
+        "DIALECT_URI": entry.meta_schema_uri,
         "FORMAT_CHECKER": FormatChecker(),
         "__doc__": (
             f"A {entry.name} validator with python-jsonschema's interface, backed by "
@@ -368,6 +377,10 @@ for _entry in DIALECTS:
         _CLASSES[_entry.class_name] = _BY_META_SCHEMA[_entry.meta_schema_uri] = _make_class(_entry)
 
 Draft202012Validator: type[_ValidatorBase] = _CLASSES["Draft202012Validator"]
+Draft201909Validator: type[_ValidatorBase] = _CLASSES["Draft201909Validator"]
+Draft7Validator: type[_ValidatorBase] = _CLASSES["Draft7Validator"]
+Draft6Validator: type[_ValidatorBase] = _CLASSES["Draft6Validator"]
+Draft4Validator: type[_ValidatorBase] = _CLASSES["Draft4Validator"]
 
 _UNSUPPORTED = {entry.class_name: entry for entry in DIALECTS if not entry.supported}
 _UNSUPPORTED_URIS = {entry.meta_schema_uri: entry for entry in DIALECTS if not entry.supported}
@@ -377,9 +390,8 @@ def __getattr__(name: str) -> Any:
     entry = _UNSUPPORTED.get(name)
     if entry is not None:
         raise UnsupportedDialect(
-            f"{name} is not available: schemacore implements Draft 2020-12 only, "
-            f"not {entry.name} (use Draft202012Validator, or python-jsonschema for "
-            f"{entry.name} schemas)"
+            f"{name} is not available: schemacore implements Drafts 2020-12, 2019-09, 7, "
+            f"6 and 4, not {entry.name}"
         )
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
@@ -411,7 +423,8 @@ def validator_for(schema: Any, default: Any = _LATEST) -> Any:
     if entry is not None or uri in OTHER_DRAFTS:
         name = entry.name if entry is not None else OTHER_DRAFTS[uri]
         raise UnsupportedDialect(
-            f"the schema declares {name} ({declared!r}); schemacore implements Draft 2020-12 only"
+            f"the schema declares {name} ({declared!r}); schemacore implements Drafts "
+            "2020-12, 2019-09, 7, 6 and 4"
         )
     return fallback
 

@@ -14,9 +14,10 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from .. import errors as core
+from ..dialects import DIALECTS
 from ..pointer import parse_pointer
 from ..relevance import best_match as _core_best_match
-from ..resources import ARRAY, MAPPING
+from ..spec import Shape
 from ._checkers import TypeChecker
 
 __all__ = ["ErrorTree", "SchemaError", "ValidationError", "best_match", "relevance"]
@@ -24,8 +25,18 @@ __all__ = ["ErrorTree", "SchemaError", "ValidationError", "best_match", "relevan
 # Given an absolute keyword location and the keyword: (schema holding it, its value).
 Locator = Callable[[str, str], tuple[Any, Any]]
 
-_ARRAY = frozenset(ARRAY)
-_MAPPING = frozenset(MAPPING)
+# Keywords holding an array (or an object) of subschemas in some draft: an integer
+# (or a name) follows them in a keyword path. Array-form items is followed by a
+# digit token, which the index branch reads as an integer.
+_ARRAY = frozenset(
+    name
+    for dialect in DIALECTS
+    for name, shape in dialect.holding
+    if shape in (Shape.LIST, Shape.ONE_OR_LIST)
+)
+_MAPPING = frozenset(
+    name for dialect in DIALECTS for name, shape in dialect.holding if shape is Shape.MAP
+)
 # Keywords the engine locates below themselves (dependentRequired/<name>), where
 # python-jsonschema's schema paths end at the keyword.
 _ENDS_PATH = frozenset(("dependentRequired",))
@@ -58,8 +69,8 @@ def schema_tokens(pointer: str) -> list[str | int]:
     tokens: list[str | int] = []
     expect = "keyword"
     for token in parse_pointer(pointer):
-        if expect == "index":
-            tokens.append(int(token) if token.isdigit() else token)
+        if expect == "index" and token.isdigit():
+            tokens.append(int(token))
             expect = "keyword"
         elif expect == "name":
             tokens.append(token)

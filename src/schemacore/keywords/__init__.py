@@ -15,7 +15,11 @@ from operator import attrgetter
 from time import monotonic
 from typing import Any
 
-from ..compiler import (
+from ..display import show
+from ..errors import ExecutionFailure, ValidationError
+from ..guard import non_json
+from ..jsonvalue import type_name
+from ..model import (
     _JSON_OF,
     _PY_TYPES,
     Evaluated,
@@ -27,44 +31,20 @@ from ..compiler import (
     finite,
     make_error,
 )
-from ..dialect import Dialect
-from ..display import show
-from ..errors import ExecutionFailure, ValidationError
-from ..guard import non_json
-from ..jsonvalue import type_name
 from ..paths import Path, to_pointer
-from . import applicator, content, core, format, unevaluated, validation
+from . import applicator, core, unevaluated, validation
 
-__all__ = ["KEYWORDS", "VOCABULARY_OF", "build_node", "expired"]
-
-Compile = Callable[[SchemaContext, Any], "Keyword | None"]
-
-# keyword -> (vocabulary, compiler). Keywords of the core and meta-data vocabularies
-# that only identify or annotate ($id, $anchor, title, ...) have no entry.
-KEYWORDS: dict[str, tuple[str, Compile]] = {
-    "$ref": ("core", core.compile_ref),
-    "$dynamicRef": ("core", core.compile_dynamic_ref),
-    **{name: ("applicator", fn) for name, fn in applicator.KEYWORDS.items()},
-    **{name: ("unevaluated", fn) for name, fn in unevaluated.KEYWORDS.items()},
-    **{name: ("validation", fn) for name, fn in validation.KEYWORDS.items()},
-    "format": ("format-annotation", format.compile_format),
-    **{name: ("content", fn) for name, fn in content.KEYWORDS.items()},
-}
-
-VOCABULARY_OF: dict[str, str] = {
-    **{name: vocab for name, (vocab, _) in KEYWORDS.items()},
-    "minContains": "validation",
-    "maxContains": "validation",
-    "then": "applicator",
-    "else": "applicator",
-}
-
+__all__ = ["build_node", "expired"]
 
 # Keywords that may stand for their whole schema object when they are its only one:
 # their subschemas check every value themselves (floats included). Not "not": a
 # subschema that rejects a NaN would make "not" accept it.
-_REFERENCES = ("$ref", "$dynamicRef")
-_PASS_THROUGH = (*_REFERENCES, "allOf", "anyOf", "oneOf")
+_BRANCHES = (applicator.ALL_OF, applicator.ANY_OF, applicator.ONE_OF)
+
+
+def _passes_through(keyword: Keyword) -> bool:
+    spec = keyword.spec
+    return spec is not None and (spec.reference or spec in _BRANCHES)
 
 
 def _always_true(x: Any) -> bool:
@@ -83,41 +63,39 @@ def _is_integral(x: Any) -> bool:
     return bool(x.is_integer())
 
 
-# Per set of active vocabularies: the compilers of the keywords active there, and
-# whether "type" is (at most 2**8 entries: one per subset of the vocabularies).
-_ACTIVE: dict[frozenset[str], tuple[dict[str, Compile], bool]] = {}
-
-
-def _active(dialect: Dialect) -> tuple[dict[str, Compile], bool]:
-    found = _ACTIVE.get(dialect.vocabularies)
-    if found is None:
-        compilers = {
-            name: compile
-            for name, (vocabulary, compile) in KEYWORDS.items()
-            if dialect.has(vocabulary) or (name == "format" and dialect.asserts_format)
-        }
-        found = _ACTIVE[dialect.vocabularies] = (compilers, dialect.has("validation"))
-    return found
+def _no_float(x: Any) -> bool:
+    """Draft-04's "integer": a float is never one, whatever its fraction."""
+    return False
 
 
 def build_node(node: Node, ctx: SchemaContext) -> None:
     """Compile every active keyword of ``ctx.schema`` and fuse them into ``node``."""
     keywords: list[Keyword] = []
     types: frozenset[str] | None = None
-    compilers, typed = _active(ctx.dialect)
-    for name, value in ctx.schema.items():
-        compile = compilers.get(name)
+    dialect = ctx.dialect
+    active = dialect.active
+    members: Any = ctx.schema.items()
+    if dialect.ref_alone and "$ref" in ctx.schema:
+        # Before 2019-09, "$ref" stands alone: its siblings are ignored.
+        members = (("$ref", ctx.schema["$ref"]),)
+    for name, value in members:
+        spec = active.get(name)
+        if spec is None:
+            continue
+        compile = spec.compile
         if compile is None:
-            if name == "type" and typed:
+            if spec is validation.TYPE:
                 types = validation.parse_types(ctx, value)
             continue
         keyword = compile(ctx, value)
         if keyword is not None:
+            keyword.spec = spec
             keywords.append(keyword)
     for index, keyword in enumerate(keywords):
         if keyword.errors_given is not None:
             folded = unevaluated.fold(node, ctx, keyword)
             if folded is not None:
+                folded.spec = keyword.spec
                 keywords[index] = folded
     keywords.sort(key=_COST)
     if types is not None and "integer" in types and "number" not in types:
@@ -187,9 +165,10 @@ def _add_deadline(node: Node, ctx: SchemaContext) -> None:
 
 def _integer_check(ctx: SchemaContext, types: frozenset[str]) -> Keyword:
     """Checks only floats, and only when "integer" is allowed but "number" is not."""
+    check = _is_integral if ctx.dialect.float_integers else _no_float
 
     def errors(x: Any, ipath: Path, kpath: Path) -> Iterator[ValidationError]:
-        if not x.is_integer():
+        if not check(x):
             # The location and the message are only worked out for an error.
             yield make_error(
                 f"{show(x)} is not of type {describe_types(types)}",
@@ -200,7 +179,7 @@ def _integer_check(ctx: SchemaContext, types: frozenset[str]) -> Keyword:
                 ctx.location("type"),
             )
 
-    return Keyword("type", "float", _is_integral, errors, cost=0)
+    return Keyword("type", "float", check, errors, cost=0)
 
 
 # The ``applies_to`` values of the keywords that apply to each Python type.
@@ -447,7 +426,7 @@ def _fuse(
         return
     if types is None and not given:
         rest = [k for k in keywords if k is not _FINITE]
-        if len(rest) == 1 and rest[0].name in _PASS_THROUGH:
+        if len(rest) == 1 and _passes_through(rest[0]):
             _pass_through(node, ctx, rest[0], tracking)
             return
 
@@ -544,7 +523,7 @@ def _pass_through(node: Node, ctx: SchemaContext, only: Keyword, tracking: bool)
     node.lone = only.name
     valid = only.valid
     tokens: tuple[str | int, ...] = (only.name,)
-    if only.name not in _REFERENCES and len(ctx.schema[only.name]) == 1:
+    if only.spec is not None and not only.spec.reference and len(ctx.schema[only.name]) == 1:
         # One branch of allOf, anyOf or oneOf answers for them (not so their errors).
         tokens = (only.name, 0)
     target = ctx.children.get(tokens)

@@ -15,7 +15,9 @@ from itertools import islice
 from time import monotonic
 from typing import Any
 
-from ..compiler import (
+from ..errors import ExecutionFailure, ValidationError
+from ..guard import non_string_key
+from ..model import (
     Evaluated,
     Keyword,
     Node,
@@ -24,13 +26,37 @@ from ..compiler import (
     locate,
     make_error,
 )
-from ..errors import ExecutionFailure, ValidationError
-from ..guard import non_string_key
 from ..paths import Path
+from ..spec import Marks, Reach, Role, Shape, Spec
 from .core import call_errors, call_track, call_valid, pattern_search
 from .dispatch import discriminator
+from .validation import compile_dependent_required
 
-__all__ = ["KEYWORDS", "pattern_searches"]
+__all__ = [
+    "ADDITIONAL_PROPERTIES",
+    "ALL_OF",
+    "ANY_OF",
+    "CONTAINS",
+    "DEPENDENCIES",
+    "DEPENDENT_SCHEMAS",
+    "ELSE",
+    "IF",
+    "ITEMS",
+    "MAX_CONTAINS",
+    "MIN_CONTAINS",
+    "NOT",
+    "ONE_OF",
+    "PATTERN_PROPERTIES",
+    "PREFIX_ITEMS",
+    "PROPERTIES",
+    "PROPERTY_NAMES",
+    "THEN",
+    "indexed_items",
+    "pattern_searches",
+    "rest_items",
+    "string_key",
+    "unmatched_keys",
+]
 
 ValidFn = Callable[[Any], bool]
 
@@ -297,8 +323,6 @@ def compile_dependencies(ctx: SchemaContext, value: Any) -> Keyword | None:
     schemas = {k: v for k, v in mapping.items() if not isinstance(v, list)}
     parts = []
     if names:
-        from .validation import compile_dependent_required
-
         parts.append(compile_dependent_required(ctx, names, "dependencies"))
     if schemas:
         parts.append(compile_dependent_schemas(ctx, schemas, "dependencies"))
@@ -330,9 +354,14 @@ def compile_dependencies(ctx: SchemaContext, value: Any) -> Keyword | None:
 
 
 def compile_prefix_items(ctx: SchemaContext, value: Any) -> Keyword | None:
+    return indexed_items(ctx, value, "prefixItems")
+
+
+def indexed_items(ctx: SchemaContext, value: Any, keyword: str) -> Keyword:
+    """An array of subschemas, one per item from the first (``prefixItems``, and
+    ``items`` in its array form before 2020-12)."""
     nodes = [
-        ctx.descend(sub, "prefixItems", i)
-        for i, sub in enumerate(_schema_list(ctx, value, "prefixItems"))
+        ctx.descend(sub, keyword, i) for i, sub in enumerate(_schema_list(ctx, value, keyword))
     ]
     checks = tuple(call_valid(n) for n in nodes)
     error_fns = tuple(call_errors(n) for n in nodes)
@@ -345,7 +374,7 @@ def compile_prefix_items(ctx: SchemaContext, value: Any) -> Keyword | None:
         return True
 
     def errors(x: Any, ipath: Path, kpath: Path) -> Iterator[ValidationError]:
-        here = (kpath, "prefixItems")
+        here = (kpath, keyword)
         for index, (node_errors, item) in enumerate(zip(error_fns, x)):  # noqa: B905
             yield from node_errors(item, (ipath, index), (here, index))
 
@@ -358,14 +387,20 @@ def compile_prefix_items(ctx: SchemaContext, value: Any) -> Keyword | None:
                 acc.prefix = reached
             return valid(x)
 
-    return Keyword("prefixItems", "array", valid, errors, track, cost=40)
+    return Keyword(keyword, "array", valid, errors, track, cost=40)
 
 
 def compile_items(ctx: SchemaContext, value: Any) -> Keyword | None:
     start = 0
     if ctx.active("prefixItems") and isinstance(ctx.schema["prefixItems"], list):
         start = len(ctx.schema["prefixItems"])
-    child = ctx.descend(value, "items")
+    return rest_items(ctx, value, "items", start)
+
+
+def rest_items(ctx: SchemaContext, value: Any, keyword: str, start: int) -> Keyword | None:
+    """One subschema for every item from ``start`` on (``items``, and
+    ``additionalItems`` before 2020-12)."""
+    child = ctx.descend(value, keyword)
     if child.trivial and not ctx.tracking:
         return None
     check = call_valid(child)
@@ -388,7 +423,7 @@ def compile_items(ctx: SchemaContext, value: Any) -> Keyword | None:
             return True
 
     def errors(x: Any, ipath: Path, kpath: Path) -> Iterator[ValidationError]:
-        here = (kpath, "items")
+        here = (kpath, keyword)
         for index in range(start, len(x)):
             yield from child_errors(x[index], (ipath, index), here)
 
@@ -399,7 +434,7 @@ def compile_items(ctx: SchemaContext, value: Any) -> Keyword | None:
             acc.all_items = True
             return valid(x)
 
-    return Keyword("items", "array", valid, errors, track, cost=45)
+    return Keyword(keyword, "array", valid, errors, track, cost=45)
 
 
 def _count(ctx: SchemaContext, keyword: str) -> int | None:
@@ -782,19 +817,81 @@ def compile_if(ctx: SchemaContext, value: Any) -> Keyword | None:
     return Keyword("if", None, valid, errors, track, cost=80)
 
 
-KEYWORDS: dict[str, Callable[[SchemaContext, Any], Keyword | None]] = {
-    "properties": compile_properties,
-    "patternProperties": compile_pattern_properties,
-    "additionalProperties": compile_additional_properties,
-    "propertyNames": compile_property_names,
-    "dependentSchemas": compile_dependent_schemas,
-    "dependencies": compile_dependencies,
-    "prefixItems": compile_prefix_items,
-    "items": compile_items,
-    "contains": compile_contains,
-    "allOf": compile_all_of,
-    "anyOf": compile_any_of,
-    "oneOf": compile_one_of,
-    "not": compile_not,
-    "if": compile_if,
-}
+PROPERTIES = Spec(
+    "properties",
+    compile_properties,
+    Role.APPLICATOR,
+    "object",
+    Shape.MAP,
+    Reach.NAMED,
+    marks=Marks.NAMES,
+)
+PATTERN_PROPERTIES = Spec(
+    "patternProperties",
+    compile_pattern_properties,
+    Role.APPLICATOR,
+    "object",
+    Shape.MAP,
+    Reach.PATTERN,
+    marks=Marks.PATTERNS,
+)
+ADDITIONAL_PROPERTIES = Spec(
+    "additionalProperties",
+    compile_additional_properties,
+    Role.APPLICATOR,
+    "object",
+    Shape.ONE,
+    Reach.REST_MEMBERS,
+    marks=Marks.ALL_MEMBERS,
+)
+PROPERTY_NAMES = Spec(
+    "propertyNames", compile_property_names, Role.APPLICATOR, "object", Shape.ONE, Reach.KEYS
+)
+DEPENDENT_SCHEMAS = Spec(
+    "dependentSchemas",
+    compile_dependent_schemas,
+    Role.APPLICATOR,
+    "object",
+    Shape.MAP,
+    Reach.SOMETIMES,
+)
+# A member of "dependencies" may also be an array of names: the walks skip it.
+DEPENDENCIES = Spec(
+    "dependencies", compile_dependencies, Role.APPLICATOR, "object", Shape.MAP, Reach.SOMETIMES
+)
+PREFIX_ITEMS = Spec(
+    "prefixItems",
+    compile_prefix_items,
+    Role.APPLICATOR,
+    "array",
+    Shape.LIST,
+    Reach.INDEXED,
+    marks=Marks.PREFIX,
+)
+ITEMS = Spec(
+    "items",
+    compile_items,
+    Role.APPLICATOR,
+    "array",
+    Shape.ONE,
+    Reach.REST_ITEMS,
+    marks=Marks.ALL_ITEMS,
+)
+CONTAINS = Spec(
+    "contains",
+    compile_contains,
+    Role.APPLICATOR,
+    "array",
+    Shape.ONE,
+    Reach.EVERY_ITEM,
+    marks=Marks.SOME_ITEMS,
+)
+MIN_CONTAINS = Spec("minContains", None, Role.PART, "array", part_of="contains")
+MAX_CONTAINS = Spec("maxContains", None, Role.PART, "array", part_of="contains")
+ALL_OF = Spec("allOf", compile_all_of, Role.APPLICATOR, None, Shape.LIST, Reach.ALWAYS)
+ANY_OF = Spec("anyOf", compile_any_of, Role.APPLICATOR, None, Shape.LIST, Reach.SOMETIMES)
+ONE_OF = Spec("oneOf", compile_one_of, Role.APPLICATOR, None, Shape.LIST, Reach.SOMETIMES)
+NOT = Spec("not", compile_not, Role.APPLICATOR, None, Shape.ONE, Reach.NEGATED)
+IF = Spec("if", compile_if, Role.APPLICATOR, None, Shape.ONE, Reach.SOMETIMES)
+THEN = Spec("then", None, Role.PART, None, Shape.ONE, Reach.SOMETIMES, part_of="if")
+ELSE = Spec("else", None, Role.PART, None, Shape.ONE, Reach.SOMETIMES, part_of="if")

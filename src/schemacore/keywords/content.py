@@ -18,12 +18,13 @@ import json
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from ..compiler import Keyword, SchemaContext, make_error
 from ..errors import ExecutionFailure, ValidationError
+from ..model import Keyword, SchemaContext, make_error
 from ..paths import Path
+from ..spec import Reach, Role, Shape, Spec
 from .core import call_errors, call_valid
 
-__all__ = ["KEYWORDS"]
+__all__ = ["CONTENT_ENCODING", "CONTENT_MEDIA_TYPE", "CONTENT_SCHEMA"]
 
 
 def _b64(text: str) -> bytes:
@@ -94,7 +95,7 @@ def parse_json_text(text: str) -> Any:
 
 def compile_content(ctx: SchemaContext, value: Any) -> Keyword | None:
     """Compiled once per schema object, by whichever content keyword comes first."""
-    if not ctx.options.content_assertion:
+    if not (ctx.options.content_assertion or ctx.dialect.asserts_content):
         return None
     schema = ctx.schema
     owner = "contentEncoding" if "contentEncoding" in schema else "contentMediaType"
@@ -149,13 +150,15 @@ def compile_content(ctx: SchemaContext, value: Any) -> Keyword | None:
     return Keyword(owner, "string", valid, errors, cost=90)
 
 
-def _schema_only(ctx: SchemaContext, value: Any) -> None:
-    """``contentSchema`` is applied by the content keyword group it belongs to."""
-    return None
-
-
-KEYWORDS: dict[str, Callable[[SchemaContext, Any], Keyword | None]] = {
-    "contentEncoding": compile_content,
-    "contentMediaType": compile_content,
-    "contentSchema": _schema_only,
-}
+CONTENT_ENCODING = Spec("contentEncoding", compile_content, Role.ANNOTATION, "string")
+CONTENT_MEDIA_TYPE = Spec("contentMediaType", compile_content, Role.ANNOTATION, "string")
+# Applied by the content keyword group it belongs to.
+CONTENT_SCHEMA = Spec(
+    "contentSchema",
+    None,
+    Role.ANNOTATION,
+    "string",
+    Shape.ONE,
+    Reach.CONTENT,
+    part_of="contentMediaType",
+)

@@ -12,14 +12,26 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from ..compiler import Evaluated, Keyword, Node, SchemaContext, make_error
 from ..ecma262 import PatternError, compile_pattern
 from ..errors import ExecutionFailure, ValidationError
 from ..guard import CallState, too_deep
+from ..model import Evaluated, Keyword, Node, SchemaContext, make_error
 from ..paths import Path, to_pointer
 from ..resources import Target
+from ..spec import Reach, Role, Shape, Spec
 
 __all__ = [
+    "ANCHOR",
+    "COMMENT",
+    "DEFINITIONS",
+    "DEFS",
+    "DYNAMIC_ANCHOR",
+    "DYNAMIC_REF",
+    "ID",
+    "ID_04",
+    "REF",
+    "SCHEMA",
+    "VOCABULARY",
     "call_errors",
     "call_track",
     "call_valid",
@@ -29,6 +41,7 @@ __all__ = [
     "memoised",
     "pattern_search",
     "recursion",
+    "reference",
 ]
 
 
@@ -111,7 +124,8 @@ def call_errors(node: Node) -> Callable[[Any, Path, Path], Iterator[ValidationEr
     return recursion(node)[1]
 
 
-def _reference(ctx: SchemaContext, name: str, target: Target) -> Keyword:
+def reference(ctx: SchemaContext, name: str, target: Target) -> Keyword:
+    """The compiled reference keyword ``name`` of ``ctx``, to its resolved ``target``."""
     ctx.compiler.count_reference(ctx.pointer_to(name))
     node = ctx.reference(target, name)
     if node.ready:
@@ -258,7 +272,7 @@ def memoised(state: CallState, node: Node, x: Any) -> bool:
 def compile_ref(ctx: SchemaContext, value: Any) -> Keyword:
     if not isinstance(value, str):
         raise ctx.schema_error("$ref must be a string", "$ref")
-    return _reference(ctx, "$ref", ctx.resolve(value, "$ref"))
+    return reference(ctx, "$ref", ctx.resolve(value, "$ref"))
 
 
 def compile_dynamic_ref(ctx: SchemaContext, value: Any) -> Keyword:
@@ -278,4 +292,28 @@ def compile_dynamic_ref(ctx: SchemaContext, value: Any) -> Keyword:
             if name == fragment:
                 target = ctx.compiler.index.dynamic_anchors[(resource, name)]
                 break
-    return _reference(ctx, "$dynamicRef", target)
+    return reference(ctx, "$dynamicRef", target)
+
+
+REF = Spec("$ref", compile_ref, Role.APPLICATOR, reach=Reach.ALWAYS, reference=True)
+DYNAMIC_REF = Spec(
+    "$dynamicRef", compile_dynamic_ref, Role.APPLICATOR, reach=Reach.ALWAYS, reference=True
+)
+
+
+def _silent(name: str) -> Spec:
+    """A keyword the resource index (or the compiler) reads: no run-time work."""
+    return Spec(name, None, Role.SILENT)
+
+
+ID = _silent("$id")
+ID_04 = _silent("id")
+SCHEMA = _silent("$schema")
+ANCHOR = _silent("$anchor")
+DYNAMIC_ANCHOR = _silent("$dynamicAnchor")
+VOCABULARY = _silent("$vocabulary")
+COMMENT = _silent("$comment")
+DEFS = Spec("$defs", None, Role.SILENT, None, Shape.MAP, Reach.UNAPPLIED)
+# The drafts before 2019-09 keep their subschemas for references here; later drafts'
+# meta-schemas still reserve it, and real schemas keep using it.
+DEFINITIONS = Spec("definitions", None, Role.SILENT, None, Shape.MAP, Reach.UNAPPLIED)

@@ -9,7 +9,7 @@ every condition, on the ``is_valid`` path (generated code) and on the error path
 
 from __future__ import annotations
 
-from ..compiler import Node
+from ..model import Node
 
 __all__ = ["discriminator"]
 

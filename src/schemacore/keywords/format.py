@@ -12,12 +12,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..compiler import Keyword, SchemaContext, assertion
 from ..ecma262 import is_valid_pattern
 from ..errors import ExecutionFailure, UnsupportedCapability
 from ..formats import CHECKERS as _BUILTIN_CHECKERS
+from ..model import Keyword, SchemaContext, assertion
+from ..spec import Role, Spec
 
-__all__ = ["CHECKERS", "SPECIFIED_FORMATS", "compile_format"]
+__all__ = ["CHECKERS", "FORMAT", "SPECIFIED_FORMATS", "compile_format"]
 
 SPECIFIED_FORMATS = frozenset(
     {
@@ -41,9 +42,10 @@ def compile_format(ctx: SchemaContext, value: Any) -> Keyword | None:
         return None
     custom = ctx.options.formats.get(value)
     if custom is None:
-        builtin = CHECKERS.get(value)
+        # A draft asserts only the formats it defines: the others are unknown there.
+        builtin = CHECKERS.get(value) if value in ctx.dialect.formats else None
         if builtin is None:
-            if value in SPECIFIED_FORMATS:  # pragma: no cover - every one has a checker
+            if value in ctx.dialect.formats:  # pragma: no cover - every one has a checker
                 raise UnsupportedCapability(
                     f"format {value!r} cannot be asserted: no checker for it",
                     location=ctx.pointer_to("format"),
@@ -78,3 +80,6 @@ def compile_format(ctx: SchemaContext, value: Any) -> Keyword | None:
 
 def _message(x: Any, name: str) -> str:
     return f"the string is not a valid {name}"
+
+
+FORMAT = Spec("format", compile_format, Role.ANNOTATION, "string")

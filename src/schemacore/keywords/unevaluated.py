@@ -7,16 +7,17 @@ the in-place subschemas that passed) evaluated, which the node collects in an
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
-from ..compiler import Evaluated, Keyword, Node, SchemaContext, leftover_errors
 from ..errors import ValidationError
+from ..model import Evaluated, Keyword, Node, SchemaContext, leftover_errors
 from ..paths import Path
+from ..spec import Marks, Reach, Role, Shape, Spec
 from .applicator import string_key
 from .core import call_errors, call_valid
 
-__all__ = ["KEYWORDS", "fold"]
+__all__ = ["UNEVALUATED_ITEMS", "UNEVALUATED_PROPERTIES", "fold"]
 
 
 def compile_unevaluated_properties(ctx: SchemaContext, value: Any) -> Keyword:
@@ -99,8 +100,6 @@ def compile_unevaluated_items(ctx: SchemaContext, value: Any) -> Keyword:
 # compiling), unevaluated* needs no tracking at all: it becomes a check against
 # fixed names, patterns and a prefix length, like additionalProperties.
 
-_CONDITIONAL = ("anyOf", "oneOf", "if", "dependentSchemas", "dependencies")
-
 
 class _Static:
     def __init__(self) -> None:
@@ -112,7 +111,10 @@ class _Static:
 
 
 def _collect(node: Node, found: _Static, seen: set[int], root: bool) -> bool:
-    """Gather what ``node`` always evaluates; False if that depends on the instance."""
+    """Gather what ``node`` always evaluates; False if that depends on the instance.
+
+    Read from the keywords' specs: what each marks as evaluated, and which apply
+    their subschemas in place always (followed), or only on some instances."""
     if id(node) in seen:
         return True
     seen.add(id(node))
@@ -122,24 +124,40 @@ def _collect(node: Node, found: _Static, seen: set[int], root: bool) -> bool:
     if ctx is None or (not node.ready and not root):
         return False
     schema = ctx.schema
-    for keyword in _CONDITIONAL:
-        if ctx.active(keyword):
-            return False
-    if ctx.active("contains"):
-        return False
-    if ctx.active("properties") and isinstance(schema["properties"], dict):
-        found.names.update(schema["properties"])
-    if ctx.active("patternProperties") and isinstance(schema["patternProperties"], dict):
-        found.patterns.extend(schema["patternProperties"])
-    if ctx.active("additionalProperties") or (not root and ctx.active("unevaluatedProperties")):
-        found.all_props = True
-    if ctx.active("prefixItems") and isinstance(schema["prefixItems"], list):
-        found.prefix = max(found.prefix, len(schema["prefixItems"]))
-    if ctx.active("items") or (not root and ctx.active("unevaluatedItems")):
-        found.all_items = True
+    active = ctx.dialect.active
+    if ctx.dialect.ref_alone and "$ref" in schema:
+        return True  # unevaluated* is no keyword of those drafts: nothing to see
+    for name, value in schema.items():
+        spec = active.get(name)
+        if spec is None:
+            continue
+        if spec.reach is Reach.SOMETIMES and spec.part_of is None:
+            return False  # anyOf, oneOf, if, dependentSchemas...
+        if spec.continues is not None and not isinstance(schema.get(spec.continues), list):
+            continue  # additionalItems without an array of items: ignored
+        marks = spec.marks
+        if spec.shape is Shape.ONE_OR_LIST and not isinstance(value, list):
+            marks = spec.marks_one
+        if root and spec.reach in (Reach.UNEVALUATED_MEMBERS, Reach.UNEVALUATED_ITEMS):
+            continue  # the keyword being folded
+        if marks is Marks.SOME_ITEMS:
+            return False  # contains: which items depends on the instance
+        if marks is Marks.NAMES and isinstance(value, dict):
+            found.names.update(value)
+        elif marks is Marks.PATTERNS and isinstance(value, dict):
+            found.patterns.extend(value)
+        elif marks is Marks.ALL_MEMBERS:
+            found.all_props = True
+        elif marks is Marks.PREFIX and isinstance(value, list):
+            found.prefix = max(found.prefix, len(value))
+        elif marks is Marks.ALL_ITEMS:
+            found.all_items = True
     for tokens, child in node.children.items():
-        if tokens[0] in ("allOf", "$ref", "$dynamicRef") and not _collect(
-            child, found, seen, False
+        spec = active.get(str(tokens[0]))
+        if (
+            spec is not None
+            and spec.reach is Reach.ALWAYS
+            and not _collect(child, found, seen, False)
         ):
             return False
     return True
@@ -232,7 +250,21 @@ def _evaluates_all(keyword: Keyword) -> Keyword:
     return Keyword(keyword.name, applies_to, valid, errors, track, cost=95)
 
 
-KEYWORDS: dict[str, Callable[[SchemaContext, Any], Keyword | None]] = {
-    "unevaluatedProperties": compile_unevaluated_properties,
-    "unevaluatedItems": compile_unevaluated_items,
-}
+UNEVALUATED_PROPERTIES = Spec(
+    "unevaluatedProperties",
+    compile_unevaluated_properties,
+    Role.APPLICATOR,
+    "object",
+    Shape.ONE,
+    Reach.UNEVALUATED_MEMBERS,
+    marks=Marks.ALL_MEMBERS,
+)
+UNEVALUATED_ITEMS = Spec(
+    "unevaluatedItems",
+    compile_unevaluated_items,
+    Role.APPLICATOR,
+    "array",
+    Shape.ONE,
+    Reach.UNEVALUATED_ITEMS,
+    marks=Marks.ALL_ITEMS,
+)

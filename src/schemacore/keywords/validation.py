@@ -10,14 +10,39 @@ from collections.abc import Callable, Iterator
 from fractions import Fraction
 from typing import Any
 
-from ..compiler import Keyword, SchemaContext, assertion, make_error
 from ..display import show
 from ..errors import ExecutionFailure, ValidationError
 from ..jsonvalue import JSON_TYPES, json_key
+from ..model import Keyword, SchemaContext, assertion, make_error
 from ..paths import Path
+from ..spec import Role, Spec
 from .core import pattern_search
 
-__all__ = ["KEYWORDS", "parse_types"]
+__all__ = [
+    "CONST",
+    "DEPENDENT_REQUIRED",
+    "ENUM",
+    "EXCLUSIVE_MAXIMUM",
+    "EXCLUSIVE_MINIMUM",
+    "MAXIMUM",
+    "MAX_ITEMS",
+    "MAX_LENGTH",
+    "MAX_PROPERTIES",
+    "MINIMUM",
+    "MIN_ITEMS",
+    "MIN_LENGTH",
+    "MIN_PROPERTIES",
+    "MULTIPLE_OF",
+    "PATTERN",
+    "REQUIRED",
+    "TYPE",
+    "UNIQUE_ITEMS",
+    "bound",
+    "compile_dependent_required",
+    "parse_types",
+]
+
+Compile = Callable[[SchemaContext, Any], "Keyword | None"]
 
 
 # One frozenset per distinct set of type names (at most 2**7), shared by every node.
@@ -165,7 +190,7 @@ def _multiple_message(x: Any, divisor: int | float) -> str:
     return f"{show(x)} is not a multiple of {show(divisor)}"
 
 
-def _bound(
+def bound(
     name: str, test: Callable[[Any, Any], bool], words: str
 ) -> Callable[[SchemaContext, Any], Keyword]:
     def message(x: Any, limit: int | float) -> str:
@@ -182,12 +207,12 @@ def _bound(
     return compile_bound
 
 
-compile_minimum = _bound("minimum", lambda x, m: x >= m, "less than the minimum")
-compile_maximum = _bound("maximum", lambda x, m: x <= m, "greater than the maximum")
-compile_exclusive_minimum = _bound(
+compile_minimum = bound("minimum", lambda x, m: x >= m, "less than the minimum")
+compile_maximum = bound("maximum", lambda x, m: x <= m, "greater than the maximum")
+compile_exclusive_minimum = bound(
     "exclusiveMinimum", lambda x, m: x > m, "less than or equal to the exclusive minimum"
 )
-compile_exclusive_maximum = _bound(
+compile_exclusive_maximum = bound(
     "exclusiveMaximum", lambda x, m: x < m, "greater than or equal to the exclusive maximum"
 )
 
@@ -346,29 +371,30 @@ def compile_dependent_required(
     return Keyword(keyword, "object", valid, errors, cost=6)
 
 
-def _ignored(ctx: SchemaContext, value: Any) -> None:
-    """minContains/maxContains are read by ``contains``; alone they do nothing."""
-    return None
+def _assertion(name: str, compile: Compile, applies_to: str | None) -> Spec:
+    return Spec(name, compile, Role.ASSERTION, applies_to)
 
 
-KEYWORDS: dict[str, Callable[[SchemaContext, Any], Keyword | None]] = {
-    "const": compile_const,
-    "enum": compile_enum,
-    "multipleOf": compile_multiple_of,
-    "minimum": compile_minimum,
-    "maximum": compile_maximum,
-    "exclusiveMinimum": compile_exclusive_minimum,
-    "exclusiveMaximum": compile_exclusive_maximum,
-    "minLength": _size("minLength", "string", True, "characters"),
-    "maxLength": _size("maxLength", "string", False, "characters"),
-    "minItems": _size("minItems", "array", True, "items"),
-    "maxItems": _size("maxItems", "array", False, "items"),
-    "minProperties": _size("minProperties", "object", True, "properties"),
-    "maxProperties": _size("maxProperties", "object", False, "properties"),
-    "pattern": compile_pattern_keyword,
-    "uniqueItems": compile_unique_items,
-    "required": compile_required,
-    "dependentRequired": compile_dependent_required,
-    "minContains": _ignored,
-    "maxContains": _ignored,
-}
+# "type" is fused into every node's dispatch table (keywords.build_node reads it).
+TYPE = Spec("type", None, Role.ASSERTION)
+CONST = _assertion("const", compile_const, None)
+ENUM = _assertion("enum", compile_enum, None)
+MULTIPLE_OF = _assertion("multipleOf", compile_multiple_of, "number")
+MINIMUM = _assertion("minimum", compile_minimum, "number")
+MAXIMUM = _assertion("maximum", compile_maximum, "number")
+EXCLUSIVE_MINIMUM = _assertion("exclusiveMinimum", compile_exclusive_minimum, "number")
+EXCLUSIVE_MAXIMUM = _assertion("exclusiveMaximum", compile_exclusive_maximum, "number")
+MIN_LENGTH = _assertion("minLength", _size("minLength", "string", True, "characters"), "string")
+MAX_LENGTH = _assertion("maxLength", _size("maxLength", "string", False, "characters"), "string")
+MIN_ITEMS = _assertion("minItems", _size("minItems", "array", True, "items"), "array")
+MAX_ITEMS = _assertion("maxItems", _size("maxItems", "array", False, "items"), "array")
+MIN_PROPERTIES = _assertion(
+    "minProperties", _size("minProperties", "object", True, "properties"), "object"
+)
+MAX_PROPERTIES = _assertion(
+    "maxProperties", _size("maxProperties", "object", False, "properties"), "object"
+)
+PATTERN = _assertion("pattern", compile_pattern_keyword, "string")
+UNIQUE_ITEMS = _assertion("uniqueItems", compile_unique_items, "array")
+REQUIRED = _assertion("required", compile_required, "object")
+DEPENDENT_REQUIRED = _assertion("dependentRequired", compile_dependent_required, "object")
