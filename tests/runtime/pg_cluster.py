@@ -1,8 +1,9 @@
 """A throwaway PostgreSQL cluster on 127.0.0.1 for the tests, CI and the load test.
 
 ``python -m tests.runtime.pg_cluster start DIR`` creates a cluster in ``DIR`` (which
-must not exist yet; its parent must be one the server user can enter), starts it on a free loopback port and prints its DSN;
-``python -m tests.runtime.pg_cluster stop DIR`` stops it. PostgreSQL refuses to run
+must not exist yet; its parent must be one the server user can enter), starts it on
+a free loopback port and prints its DSN; ``python -m tests.runtime.pg_cluster stop
+DIR`` stops it. PostgreSQL refuses to run
 as root, so as root the cluster belongs to the ``postgres`` system user (created by
 the distribution's package) and every server command runs as that user.
 """
