@@ -50,12 +50,14 @@ CREATE INDEX idempotency_keys_intent ON idempotency_keys (intent_id);
 
 -- One row per owner id. token is the holder's secret for this tenure: a restarted
 -- process takes a new one, so nothing its previous life held counts any more.
+-- expired_at/recovered_at/recovered_by: the last recovery by another gateway.
 CREATE TABLE leases (
     owner text PRIMARY KEY,
     token text,
     expires_at timestamptz NOT NULL,
     renewed_at timestamptz NOT NULL,
     acquired_at timestamptz NOT NULL,
+    expired_at timestamptz,
     recovered_at timestamptz,
     recovered_by text
 );

@@ -246,10 +246,10 @@ class PostgresJournal:
     def _acquire(self, connection: psycopg.Connection[Row], owner: str, token: str) -> bool:
         row = connection.execute(
             "INSERT INTO leases VALUES (%s, %s, clock_timestamp() + make_interval(secs => %s), "
-            "clock_timestamp(), clock_timestamp(), NULL, NULL) "
+            "clock_timestamp(), clock_timestamp(), NULL, NULL, NULL) "
             "ON CONFLICT (owner) DO UPDATE SET token = excluded.token, "
             "expires_at = excluded.expires_at, renewed_at = excluded.renewed_at, "
-            "acquired_at = excluded.acquired_at, recovered_at = NULL, recovered_by = NULL "
+            "acquired_at = excluded.acquired_at "
             "WHERE leases.expires_at <= clock_timestamp() RETURNING owner",
             (owner, token, self.lease_seconds),
         ).fetchone()
@@ -291,14 +291,13 @@ class PostgresJournal:
         if token is None:
             return
         with self._pool.connection() as connection:
-            # Expired now; with nothing open, nobody needs to recover it either.
+            # Expired now; with nothing open, nobody needs to recover it either
+            # (a lease without a token is one nobody has to recover).
             connection.execute(
-                "UPDATE leases SET expires_at = clock_timestamp(), recovered_at = CASE WHEN "
-                "NOT EXISTS (SELECT 1 FROM intents WHERE owner = %s AND closed_at IS NULL) "
-                "THEN clock_timestamp() END, recovered_by = CASE WHEN NOT EXISTS (SELECT 1 "
-                "FROM intents WHERE owner = %s AND closed_at IS NULL) THEN %s END "
+                "UPDATE leases SET expires_at = clock_timestamp(), token = CASE WHEN EXISTS "
+                "(SELECT 1 FROM intents WHERE owner = %s AND closed_at IS NULL) THEN token END "
                 "WHERE owner = %s AND token = %s",
-                (owner, owner, owner, owner, token),
+                (owner, owner, token),
             )
             connection.execute("DELETE FROM slots WHERE owner = %s AND token = %s", (owner, token))
 
@@ -313,9 +312,10 @@ class PostgresJournal:
             return []  # only a live gateway recovers others
         with self._pool.connection() as connection:
             rows = connection.execute(
-                "UPDATE leases SET token = %s, expires_at = clock_timestamp() + "
-                "make_interval(secs => %s), renewed_at = clock_timestamp() "
-                "WHERE expires_at <= clock_timestamp() AND recovered_at IS NULL "
+                "UPDATE leases SET token = %s, expired_at = expires_at, "
+                "expires_at = clock_timestamp() + make_interval(secs => %s), "
+                "recovered_at = NULL, recovered_by = NULL "
+                "WHERE expires_at <= clock_timestamp() AND token IS NOT NULL "
                 "AND owner <> %s RETURNING owner",
                 ("recovery:" + token, self.lease_seconds, recoverer),
             ).fetchall()
@@ -334,18 +334,29 @@ class PostgresJournal:
 
     def leases(self) -> list[dict[str, Any]]:
         """Every owner lease, for operators and tests: owner, held (not expired),
-        expires/renewed/acquired/recovered times (database clock, epoch seconds)
-        and who recovered it."""
+        when it expires, was last renewed and acquired, and of its last recovery by
+        another gateway: the expiry it recovered after, when, and by whom
+        (database clock, epoch seconds)."""
         with self._pool.connection() as connection:
             rows = connection.execute(
                 "SELECT owner, expires_at > clock_timestamp(), extract(epoch FROM expires_at), "
                 "extract(epoch FROM renewed_at), extract(epoch FROM acquired_at), "
-                "extract(epoch FROM recovered_at), recovered_by FROM leases ORDER BY owner"
+                "extract(epoch FROM expired_at), extract(epoch FROM recovered_at), recovered_by "
+                "FROM leases ORDER BY owner"
             ).fetchall()
-        names = ("owner", "held", "expires", "renewed", "acquired", "recovered", "recovered_by")
+        names = (
+            "owner",
+            "held",
+            "expires",
+            "renewed",
+            "acquired",
+            "expired",
+            "recovered",
+            "recovered_by",
+        )
         return [
             {
-                name: float(value) if value is not None and 2 <= index <= 5 else value
+                name: float(value) if value is not None and 2 <= index <= 6 else value
                 for index, (name, value) in enumerate(zip(names, row, strict=True))
             }
             for row in rows
