@@ -25,7 +25,13 @@ from schemacore import compat, runtime
 from schemacore.compat._checkers import FormatError, UndefinedTypeCheck
 from schemacore.ecma262 import PatternError, translate
 from schemacore.pointer import PointerError
-from schemacore.runtime.gateway import Gateway, GatewayConfigError, ToolFailure
+from schemacore.runtime.gateway import (
+    Gateway,
+    GatewayConfigError,
+    LeaseHeld,
+    SchemaTooNew,
+    ToolFailure,
+)
 from schemacore.runtime.gateway.process import ProcessTimeout
 
 from ..runtime.contracts import valid_contract
@@ -197,6 +203,8 @@ EXAMPLES: dict[type[BaseException], Callable[[], list[BaseException]]] = {
     UndefinedTypeCheck: lambda: [UndefinedTypeCheck("decimal")],
     ProcessTimeout: lambda: [ProcessTimeout("the child was killed at its deadline")],
     PatternError: _pattern_errors,
+    LeaseHeld: lambda: [LeaseHeld("gateway-2", 31.0)],
+    SchemaTooNew: lambda: [SchemaTooNew("schemacore", 9)],
 }
 
 

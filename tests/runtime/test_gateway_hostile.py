@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import json
 import threading
-from pathlib import Path
 from typing import Any
 
-from schemacore.runtime.gateway import Decision, DispatchRequest, SQLiteJournal, ToolFailure
+import pytest
+
+from schemacore.runtime.gateway import Decision, DispatchRequest, LeaseHeld, ToolFailure
 from tests.runtime.gateway_support import (
     BOOK_SCHEMA,
     Clock,
@@ -19,23 +20,32 @@ from tests.runtime.gateway_support import (
     pay_contract,
     search_contract,
 )
+from tests.runtime.journal_backends import JournalBackend
 
 PAY = {"recipient": "acct-1", "amountCents": 500}
 
 
 def test_a_second_gateway_with_the_same_owner_cannot_cause_a_second_dispatch(
-    tmp_path: Path,
+    journal_backend: JournalBackend,
 ) -> None:
     # The second gateway's start-up recovery closes the first one's live intent
     # before it dispatched; the first must then not dispatch at all.
-    path = str(tmp_path / "journal.sqlite")
     bundle = admit({"book": book_contract()})
     recorder = Recorder()
     arguments = {"flight": "LH1", "requestId": "q1"}
     second: list[Any] = []
 
     def credentials(reference: str) -> str:
-        other = gateway(bundle, recorder, journal=SQLiteJournal(path))  # same owner
+        if journal_backend.shared:
+            # A live lease keeps a second gateway with the same owner from starting...
+            with pytest.raises(LeaseHeld):
+                gateway(bundle, recorder, journal=journal_backend.new(acquire_timeout=0.2))
+            # ...so the way to this race is a lease that lapsed (the process stalled):
+            # then any gateway recovers the intent.
+            journal_backend.expire_lease("gateway")
+            other = gateway(bundle, recorder, journal=journal_backend.new(), owner="gateway-2")
+        else:
+            other = gateway(bundle, recorder, journal=journal_backend.new())  # same owner
         second.append(other.recovered)
         second.append(other.call("book", arguments, caller="alice", run="r"))
         return "secret"
@@ -43,7 +53,7 @@ def test_a_second_gateway_with_the_same_owner_cannot_cause_a_second_dispatch(
     first = gateway(
         admit({"book": book_contract(authenticationRef="secretref://travel/api")}),
         recorder,
-        journal=SQLiteJournal(path),
+        journal=journal_backend.new(),
         credentials=credentials,
     )
     outcome = first.call("book", arguments, caller="alice", run="r")
@@ -115,7 +125,7 @@ def test_a_gateway_key_does_not_stand_in_for_the_key_argument() -> None:
     assert recorder.requests == []
 
 
-def test_an_open_intent_holds_its_key_past_the_window() -> None:
+def test_an_open_intent_holds_its_key_past_the_window(journal_backend: JournalBackend) -> None:
     recorder, clock = Recorder(), Clock()
     entered, release = threading.Event(), threading.Event()
 
@@ -131,7 +141,7 @@ def test_an_open_intent_holds_its_key_past_the_window() -> None:
         "deduplicationWindowSeconds": 1,
     }
     contract = book_contract(idempotency=idempotency, timeoutMs=60_000)
-    gw = gateway(admit({"book": contract}), recorder, clock=clock)
+    gw = gateway(admit({"book": contract}), recorder, clock=clock, journal=journal_backend.new())
     arguments = {"flight": "LH1", "requestId": "q1"}
     worker = threading.Thread(
         target=gw.call, args=("book", arguments), kwargs={"caller": "alice", "run": "r"}

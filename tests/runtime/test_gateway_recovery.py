@@ -1,5 +1,6 @@
 """Crash recovery: a child process is killed between intent and outcome; a restarted
-gateway on the same journal file reports the open intent and does not re-run it."""
+gateway on the same journal reports the open intent and does not re-run it. Each test
+runs on each journal backend (``journal_backend``: SQLite and PostgreSQL)."""
 
 from __future__ import annotations
 
@@ -13,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from schemacore.runtime.gateway import SQLiteJournal
 from tests.runtime.gateway_support import Recorder, admit, gateway, pay_contract
+from tests.runtime.journal_backends import JournalBackend
 
 ROOT = Path(__file__).resolve().parents[2]
 PAY = {"recipient": "acct-1", "amountCents": 500}
@@ -22,10 +23,10 @@ PAY = {"recipient": "acct-1", "amountCents": 500}
 _CHILD = """
 import sys, time
 from pathlib import Path
-from schemacore.runtime.gateway import SQLiteJournal
 from tests.runtime.gateway_support import Recorder, admit, gateway, pay_contract
+from tests.runtime.journal_backends import open_journal
 
-journal_path, marker, where = sys.argv[1], Path(sys.argv[2]), sys.argv[3]
+spec, marker, where = sys.argv[1], Path(sys.argv[2]), sys.argv[3]
 recorder = Recorder()
 recorder.destinations = {"send_payment": ["api.payments.example.com"]}
 
@@ -41,7 +42,7 @@ else:
 gw = gateway(
     admit({"send_payment": pay_contract(timeoutMs=600_000)}),
     recorder,
-    journal=SQLiteJournal(journal_path),
+    journal=open_journal(spec),
     credentials=credentials,
 )
 gw.call(
@@ -54,14 +55,16 @@ gw.call(
 """
 
 
-def _crash_child(tmp_path: Path, where: str) -> str:
+def crash_child(
+    tmp_path: Path, backend: JournalBackend, where: str, *, lease_seconds: float | None = None
+) -> None:
     """Run a gateway in a child process and SIGKILL it once it reaches ``where``."""
-    journal = str(tmp_path / "journal.sqlite")
+    spec = backend.spec(lease_seconds=lease_seconds)
     marker = tmp_path / "marker"
     script = tmp_path / "child.py"
     script.write_text(textwrap.dedent(_CHILD))
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), *sys.path]))
-    child = subprocess.Popen([sys.executable, str(script), journal, str(marker), where], env=env)
+    child = subprocess.Popen([sys.executable, str(script), spec, str(marker), where], env=env)
     try:
         deadline = time.monotonic() + 60
         while not marker.exists():
@@ -74,14 +77,13 @@ def _crash_child(tmp_path: Path, where: str) -> str:
     finally:
         child.wait(30)
     assert child.returncode == -signal.SIGKILL
-    return journal
 
 
 def test_an_intent_open_at_a_crash_during_dispatch_is_ambiguous_and_not_re_run(
-    tmp_path: Path,
+    tmp_path: Path, journal_backend: JournalBackend
 ) -> None:
-    journal_path = _crash_child(tmp_path, "dispatch")
-    journal = SQLiteJournal(journal_path)
+    crash_child(tmp_path, journal_backend, "dispatch")
+    journal = journal_backend.new()
     assert len(journal.open_intents("gateway")) == 1
 
     recorder = Recorder()
@@ -111,13 +113,13 @@ def test_an_intent_open_at_a_crash_during_dispatch_is_ambiguous_and_not_re_run(
 
 
 def test_an_intent_open_at_a_crash_before_dispatch_is_safe_to_call_again(
-    tmp_path: Path,
+    tmp_path: Path, journal_backend: JournalBackend
 ) -> None:
-    journal_path = _crash_child(tmp_path, "credentials")
+    crash_child(tmp_path, journal_backend, "credentials")
     recorder = Recorder()
     recorder.destinations = {"send_payment": ["api.payments.example.com"]}
     restarted = gateway(
-        admit({"send_payment": pay_contract()}), recorder, journal=SQLiteJournal(journal_path)
+        admit({"send_payment": pay_contract()}), recorder, journal=journal_backend.new()
     )
     (recovered,) = restarted.recovered
     assert (recovered.status, recovered.code, recovered.dispatched, recovered.retryable) == (
@@ -132,12 +134,15 @@ def test_an_intent_open_at_a_crash_before_dispatch_is_safe_to_call_again(
     assert again.ok and not again.replayed and len(recorder.requests) == 1
 
 
-def test_recovery_touches_only_its_own_owners_intents(tmp_path: Path) -> None:
-    journal_path = _crash_child(tmp_path, "dispatch")
+def test_recovery_touches_only_its_own_owners_intents(
+    tmp_path: Path, journal_backend: JournalBackend
+) -> None:
+    # A lease far longer than the test: the dead owner still counts as alive.
+    crash_child(tmp_path, journal_backend, "dispatch", lease_seconds=600)
     other = gateway(
         admit({"send_payment": pay_contract()}),
         Recorder(),
-        journal=SQLiteJournal(journal_path),
+        journal=journal_backend.new(),
         owner="worker-2",
     )
     assert other.recovered == ()

@@ -5,13 +5,11 @@ from __future__ import annotations
 
 import json
 import pickle
-import sqlite3
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from schemacore.runtime.gateway import Secret, SQLiteJournal
+from schemacore.runtime.gateway import Secret
 from tests.runtime.gateway_support import (
     Recorder,
     admit,
@@ -19,24 +17,18 @@ from tests.runtime.gateway_support import (
     pay_contract,
     search_contract,
 )
+from tests.runtime.journal_backends import JournalBackend
 
 SECRET = "sk-live-SENTINEL-CREDENTIAL"
 ARG_SENTINEL = "ARGSENTINEL-7f3a"
 KEY_SENTINEL = "KEYSENTINEL-91bc"
 
 
-def _dump_journal(path: str) -> str:
-    with sqlite3.connect(path) as db:
-        rows = db.execute("SELECT * FROM intents").fetchall()
-        rows += db.execute("SELECT * FROM idempotency_keys").fetchall()
-    return json.dumps(rows)
-
-
-def test_the_credential_reaches_the_backend_only(tmp_path: Path) -> None:
+def test_the_credential_reaches_the_backend_only(journal_backend: JournalBackend) -> None:
     recorder = Recorder()
     recorder.destinations = {"send_payment": ["api.payments.example.com"]}
-    journal = str(tmp_path / "j.sqlite")
-    gw = gateway(admit({"send_payment": pay_contract()}), recorder, journal=SQLiteJournal(journal))
+    journal = journal_backend.new()
+    gw = gateway(admit({"send_payment": pay_contract()}), recorder, journal=journal)
     outcome = gw.call(
         "send_payment",
         {"recipient": "acct-1", "amountCents": 5},
@@ -47,7 +39,7 @@ def test_the_credential_reaches_the_backend_only(tmp_path: Path) -> None:
     assert outcome.ok and recorder.requests[0].credential is not None
     assert recorder.requests[0].credential.reveal() == SECRET
     seen = json.dumps(outcome.to_dict()) + repr(outcome) + repr(recorder.requests[0])
-    seen += json.dumps([dict(e) for e in recorder.evidence]) + _dump_journal(journal)
+    seen += json.dumps([dict(e) for e in recorder.evidence]) + journal_backend.dump()
     assert SECRET not in seen
     assert KEY_SENTINEL not in seen
     credential = recorder.requests[0].credential
@@ -58,7 +50,7 @@ def test_the_credential_reaches_the_backend_only(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("log_payloads", [False, True])
 def test_payloads_are_logged_only_when_log_payloads_is_true(
-    log_payloads: bool, tmp_path: Path
+    log_payloads: bool, journal_backend: JournalBackend
 ) -> None:
     recorder = Recorder()
     recorder.answers = [
@@ -69,8 +61,7 @@ def test_payloads_are_logged_only_when_log_payloads_is_true(
     ]
     observability = {"requiredSpans": [], "requiredMetrics": [], "logPayloads": log_payloads}
     contract = search_contract(observability=observability, auditFields=[])
-    journal = str(tmp_path / "j.sqlite")
-    gw = gateway(admit({"search": contract}), recorder, journal=SQLiteJournal(journal))
+    gw = gateway(admit({"search": contract}), recorder, journal=journal_backend.new())
     outcome = gw.call("search", {"query": ARG_SENTINEL, "limit": 3}, caller="alice", run="r")
     assert outcome.ok
     evidence = dict(outcome.evidence)
@@ -86,7 +77,7 @@ def test_payloads_are_logged_only_when_log_payloads_is_true(
             "structuredContent": {"hits": "array", "*": "integer"},
         }
     # The journal never holds the arguments, whatever the contract says.
-    assert ARG_SENTINEL not in _dump_journal(journal)
+    assert ARG_SENTINEL not in journal_backend.dump()
 
 
 def test_evidence_carries_the_audit_fields_the_contract_names_from_the_calls_context() -> None:

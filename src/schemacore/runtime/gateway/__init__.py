@@ -14,7 +14,10 @@ from .backends import (
 from .evidence import EVIDENCE_VERSION
 from .gateway import Gateway, GatewayConfigError
 from .journal import Intent, IntentJournal, SQLiteJournal
+from .leases import LeasedJournal, LeaseHeld
+from .limiter import Limiter, Reservation
 from .outcome import GATEWAY_META_KEY, STEPS, ToolOutcome
+from .pg_schema import SchemaTooNew
 from .policy import (
     Approver,
     Authorizer,
@@ -26,7 +29,10 @@ from .policy import (
     fired_triggers,
     grants_authorizer,
 )
+from .postgres import PostgresJournal
 from .process import ProcessTimeout, SubprocessBackend
+from .shared_catalog import SharedCatalog
+from .shared_limits import PostgresLimiter
 from .telemetry import CallTrace, OpenTelemetry, Telemetry
 
 __all__ = [
@@ -47,11 +53,19 @@ __all__ = [
     "GatewayConfigError",
     "Intent",
     "IntentJournal",
+    "LeaseHeld",
+    "LeasedJournal",
+    "Limiter",
     "OpenTelemetry",
+    "PostgresJournal",
+    "PostgresLimiter",
     "ProcessTimeout",
+    "Reservation",
     "RunBudget",
     "SQLiteJournal",
+    "SchemaTooNew",
     "Secret",
+    "SharedCatalog",
     "SubprocessBackend",
     "Telemetry",
     "ToolFailure",

@@ -37,8 +37,9 @@ from ..errors import reduce_by_state
 from .backends import Backend
 from .evidence import EVIDENCE_VERSION
 from .frozen import freeze
-from .journal import IntentJournal, SQLiteJournal
-from .limiter import ContractLimiter
+from .journal import Intent, IntentJournal, SQLiteJournal
+from .leases import LeasedJournal
+from .limiter import ContractLimiter, Limiter
 from .outcome import Status, ToolOutcome
 from .policy import Approver, Authorizer, Budget, Trigger, grants_authorizer
 from .steps import CallRun, CatalogView, Stop, check_host_inputs, iso_time
@@ -110,7 +111,12 @@ class Gateway:
             emits the spans and metrics the contract's ``observability`` names);
             None (the default) records nothing and imports nothing.
         owner: this runtime process's stable name in the journal; a restarted
-            process must use the same name to recover its own open intents.
+            process must use the same name to recover its own open intents. With a
+            journal shared by processes (a :class:`~.leases.LeasedJournal` such as
+            :class:`~.postgres.PostgresJournal`) the gateway holds this owner's
+            lease, shares the contract limits through the journal, and recovers
+            the intents of owners whose lease expired (at construction, then at
+            each heartbeat).
         dedup_window_seconds: how long a repeated host idempotency key is answered
             from the journal for a tool whose contract does not support idempotency
             (one that does gives its own ``deduplicationWindowSeconds``).
@@ -181,9 +187,29 @@ class Gateway:
         self._clock = clock
         self._monotonic = monotonic
         self._sleep = sleep
-        self._limiter = ContractLimiter(monotonic)
         self._catalog = self._prepare(bundle)
+        self._closed = False
+        self._limiter: Limiter
+        if isinstance(self._journal, LeasedJournal):
+            self._journal.hold_lease(owner)  # raises LeaseHeld while another holds it
+            self._limiter = self._journal.limiter(owner)
+        else:
+            self._limiter = ContractLimiter(monotonic)
         self.recovered: tuple[ToolOutcome, ...] = tuple(self.recover()) if recover else ()
+        if isinstance(self._journal, LeasedJournal):
+            self._journal.on_beat(self._on_beat)
+
+    def _on_beat(self) -> None:
+        if not self._closed:
+            self.recover_expired()
+
+    def close(self) -> None:
+        """Stop serving from a shared journal: give this owner's lease up (it
+        expires now) and stop recovering other owners. Nothing for a journal
+        without leases. Calls already running finish."""
+        self._closed = True
+        if isinstance(self._journal, LeasedJournal):
+            self._journal.release_lease(self.owner)
 
     # -- catalog ----------------------------------------------------------------------------
 
@@ -329,9 +355,29 @@ class Gateway:
         """Close this owner's intents left open by a previous process: one that had
         started dispatch is *ambiguous* (never re-run: the effect may have
         happened), one that had not is *interrupted before dispatch* (safe to call
-        again). Returns their outcomes; each also gets an evidence record."""
+        again). With a shared journal, also those of owners whose lease expired
+        (:meth:`recover_expired`). Returns their outcomes; each also gets an
+        evidence record."""
+        return self._recover(self._journal.open_intents(self.owner)) + self.recover_expired()
+
+    def recover_expired(self) -> list[ToolOutcome]:
+        """Recover, as :meth:`recover` does, the open intents of every other owner
+        whose lease expired (a shared journal only; each such owner is claimed, so
+        exactly one gateway recovers it)."""
+        journal = self._journal
+        if not isinstance(journal, LeasedJournal):
+            return []
         recovered: list[ToolOutcome] = []
-        for intent in self._journal.open_intents(self.owner):
+        for owner in journal.claim_expired(self.owner):
+            try:
+                recovered += self._recover(journal.open_intents(owner))
+            finally:
+                journal.finish_recovery(owner, self.owner)
+        return recovered
+
+    def _recover(self, intents: list[Intent]) -> list[ToolOutcome]:
+        recovered: list[ToolOutcome] = []
+        for intent in intents:
             before = intent.dispatched_at is None
             status: Status = "refused" if before else "ambiguous"
             code = "interrupted-before-dispatch" if before else "interrupted"

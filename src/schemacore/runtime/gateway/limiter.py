@@ -8,6 +8,10 @@ Concurrency: at most ``concurrency.maxConcurrent`` calls of one ``toolId`` betwe
 reservation and the end of their last backend attempt (``serial`` is
 ``maxConcurrent`` 1, by the contract rules); a call over the limit is refused, not
 queued. The state lives in the gateway and survives catalog replacement.
+
+:class:`Limiter` is what the gateway needs; :class:`ContractLimiter` keeps the state
+in this process, :class:`~.shared_limits.PostgresLimiter` in a database shared by
+several gateway processes.
 """
 
 from __future__ import annotations
@@ -15,10 +19,11 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Protocol
 
 from ..contract import ToolContract
 
-__all__ = ["ContractLimiter", "Slot", "rate_key"]
+__all__ = ["ContractLimiter", "Limiter", "Reservation", "Slot", "rate_key"]
 
 RateKey = tuple[str, str, str]
 
@@ -41,6 +46,24 @@ def rate_key(contract: ToolContract, caller: str, tenant: str | None) -> RateKey
     if tenant is None:
         return None
     return (contract.tool_id, scope, tenant)
+
+
+class Reservation(Protocol):
+    """One reserved place: one rate token and one in-flight place of a tool."""
+
+    def release(self, *, refund: bool) -> None:
+        """Give the in-flight place back (once); ``refund`` returns the rate token
+        too (the call never reached its backend)."""
+        ...
+
+
+class Limiter(Protocol):
+    """The contract's rate and concurrency limits, as the gateway uses them."""
+
+    def reserve(self, contract: ToolContract, key: RateKey) -> Reservation | tuple[str, str]:
+        """A :class:`Reservation` drawn from bucket ``key`` (see :func:`rate_key`),
+        or ``(code, reason)``: ``concurrency-limited`` or ``rate-limited``."""
+        ...
 
 
 class Slot:

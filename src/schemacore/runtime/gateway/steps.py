@@ -20,7 +20,7 @@ from .backends import Backend, Cancellation, DispatchRequest, Secret, run_attemp
 from .evidence import EVIDENCE_VERSION, audit_record, digest, payload_view, result_view
 from .frozen import freeze, thaw
 from .journal import Intent
-from .limiter import Slot, rate_key
+from .limiter import Reservation, rate_key
 from .outcome import GATEWAY_META_KEY, Status, ToolOutcome
 from .policy import CallRequest, Decision, fired_triggers
 from .telemetry import CallTrace
@@ -54,7 +54,7 @@ class Stop(Exception):
 class _Holder:
     """Frees a call's in-flight place when the call and every attempt thread ended."""
 
-    def __init__(self, slot: Slot) -> None:
+    def __init__(self, slot: Reservation) -> None:
         self._slot = slot
         self._count = 1
         self._lock = threading.Lock()
@@ -255,11 +255,13 @@ class CallRun:
                 retryable=True,
             ) from None
         if not marked:
-            # Another gateway with this owner name recovered (closed) the intent.
+            # Another gateway recovered (closed) the intent, or this gateway's owner
+            # lease lapsed (a shared journal): either way it must not run now.
             raise self.stop(
                 "intent",
                 "intent-closed",
-                "the intent was closed by another gateway before dispatch",
+                "the intent was closed by another gateway, or this gateway's lease "
+                "lapsed, before dispatch",
                 retryable=True,
             )
         self.begin("tool.invoke")
