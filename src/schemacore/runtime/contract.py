@@ -28,9 +28,9 @@ from functools import cache
 from importlib import resources
 from typing import Any, Final, Literal
 
+from .argcheck import check_arguments
 from .bounds import BoundaryLimits
 from .errors import EXECUTION_FAILURE, VALIDATION, BoundaryError, reduce_by_state
-from .issues import check_arguments
 from .jsonvalues import json_equal
 from .toolschema import ToolSchema, validate_schema
 

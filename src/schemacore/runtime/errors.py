@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Final
 
 if TYPE_CHECKING:
-    from .issues import ToolArgIssue
+    from .argissue import ToolArgIssue
 
 __all__ = [
     "EXECUTION_FAILURE",
