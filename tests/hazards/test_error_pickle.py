@@ -185,6 +185,9 @@ EXAMPLES: dict[type[BaseException], Callable[[], list[BaseException]]] = {
     schemacore.UnsupportedCapability: _schema_errors,
     schemacore.ExecutionFailure: _execution_failures,
     schemacore.ValidationError: _validation_errors,
+    runtime.Refusal: lambda: [
+        runtime.Refusal("r-code", "refused", error_class="execution_failure", path="/a")
+    ],
     runtime.BoundaryError: _boundary_errors,
     runtime.ContractError: _contract_errors,
     runtime.AdmissionRejected: _admission_rejected,
@@ -205,7 +208,12 @@ def test_every_public_exception_has_an_example() -> None:
     missing = sorted(_name(cls) for cls in found - set(EXAMPLES) if _name(cls) not in DEGRADED)
     assert not missing, f"add a pickling example for {missing}"
     # And the enumeration is not vacuous: it sees the classes this file was written for.
-    assert {runtime.BoundaryError, runtime.ContractError, runtime.AdmissionRejected} <= found
+    assert {
+        runtime.Refusal,
+        runtime.BoundaryError,
+        runtime.ContractError,
+        runtime.AdmissionRejected,
+    } <= found
 
 
 def _state(error: BaseException) -> dict[str, Any]:
