@@ -90,3 +90,12 @@ def test_reading_listings_does_not_import_the_mcp_sdk() -> None:
         pytest.skip("the MCP SDK was imported by another test in this process")
     ToolCatalog().admit_batch(Model({"tools": [tool("a")]}))
     assert "mcp" not in sys.modules
+
+
+def test_the_mcp_adapter_names_its_extra_when_the_sdk_is_missing() -> None:
+    import subprocess
+
+    code = "import sys; sys.modules['mcp'] = None; import schemacore.mcp"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert done.returncode == 1
+    assert "pip install 'schemacore[mcp]'" in done.stderr
