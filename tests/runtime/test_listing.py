@@ -86,10 +86,20 @@ def test_a_model_whose_dump_fails_is_refused_not_raised() -> None:
 
 
 def test_reading_listings_does_not_import_the_mcp_sdk() -> None:
-    if "mcp" in sys.modules:
-        pytest.skip("the MCP SDK was imported by another test in this process")
-    ToolCatalog().admit_batch(Model({"tools": [tool("a")]}))
-    assert "mcp" not in sys.modules
+    import subprocess
+
+    # A fresh interpreter: other tests in this process import the SDK themselves.
+    code = (
+        "import sys\n"
+        "from schemacore.runtime import ToolCatalog\n"
+        "class Model:\n"
+        "    def model_dump(self, **options):\n"
+        "        return {'tools': [{'name': 'a', 'inputSchema': {'type': 'object'}}]}\n"
+        "assert ToolCatalog().admit_batch(Model()).accepted == ('a',)\n"
+        "print('mcp' in sys.modules)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "False"
 
 
 def test_the_mcp_adapter_names_its_extra_when_the_sdk_is_missing() -> None:
