@@ -251,3 +251,31 @@ def test_a_server_listing_the_mode_refuses_fails_closed() -> None:
         assert refusal["_meta"][CALL_META_KEY]["code"] == "tool-not-admitted"
 
     run(check)
+
+
+def test_pages_of_a_listing_are_admitted_together() -> None:
+    async def check() -> None:
+        _, tools, _ = await listed_tools([LEGACY])
+        pages = {None: (tools[:1], "p2"), "p2": (tools[1:], None)}
+
+        async def on_list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
+            page, cursor = pages[params.cursor if params is not None else None]
+            return types.ListToolsResult(tools=page, next_cursor=cursor)
+
+        async def on_call_tool(ctx: Any, params: types.CallToolRequestParams) -> Any:
+            return types.CallToolResult(content=[])
+
+        server = Server("paged", on_list_tools=on_list_tools, on_call_tool=on_call_tool)
+        async with connected(server, mode="isolate") as session:
+            first = await session.list_tools()
+            assert [t.name for t in first.tools] == ["order"] and first.next_cursor == "p2"
+            second = await session.list_tools(params=types.PaginatedRequestParams(cursor="p2"))
+            assert [t.name for t in second.tools] == ["note"]
+            assert session.bundle is not None
+            assert session.bundle.accepted == ("order", "note")
+            assert [d.tool for d in session.bundle.rejected] == ["legacy"]
+            again = await session.list_tools()  # a new listing starts over
+            assert [t.name for t in again.tools] == ["order"]
+            assert session.bundle.accepted == ("order",)
+
+    run(check)
