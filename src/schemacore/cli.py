@@ -227,36 +227,68 @@ def _load_tools(name: str, stdin: TextIO, err: TextIO) -> list[Any] | None:
     return None
 
 
+def _omitted_by_reason(diagnostics: Sequence[runtime.Diagnostic]) -> list[dict[str, Any]]:
+    """How many tools each (field, error class, code) left out, first seen first."""
+    tools: dict[tuple[str, str, str], set[int | None]] = {}
+    for d in diagnostics:
+        tools.setdefault((d.field, d.error_class, d.code), set()).add(d.index)
+    return [
+        {"field": field, "errorClass": error_class, "code": code, "tools": len(indexes)}
+        for (field, error_class, code), indexes in tools.items()
+    ]
+
+
 def _run_admit(args: argparse.Namespace, stdin: TextIO, out: TextIO, err: TextIO) -> int:
     tools = _load_tools(args.tools, stdin, err)
     if tools is None:
         return EXIT_ERROR
-    report: dict[str, Any] = {"file": args.tools, "mode": args.mode, "tools": len(tools)}
+    as_json = args.json or args.output == "json"
+    dialects = tuple(args.dialect) if args.dialect else ("2020-12",)
+    report: dict[str, Any] = {
+        "file": args.tools,
+        "mode": args.mode,
+        "dialects": list(dialects),
+        "tools": len(tools),
+    }
     try:
-        bundle = runtime.ToolCatalog().admit_batch(tools, mode=args.mode)
+        bundle = runtime.ToolCatalog().admit_batch(tools, mode=args.mode, dialects=dialects)
+    except (TypeError, ValueError) as exc:
+        print(f"error: {exc}", file=err)
+        return EXIT_ERROR
     except runtime.AdmissionRejected as exc:
-        report |= {"admitted": [], "quarantined": [], "refused": True}
+        report |= {"admitted": [], "quarantined": [], "leftOut": [], "refused": True}
         report["rejected"] = [d.to_dict() for d in exc.rejected]
-        if args.json:
+        if as_json:
             print(json.dumps(report, indent=2, ensure_ascii=False), file=out)
         else:
             print(f"{args.tools}: {exc}", file=out)
             for diagnostic in exc.rejected:
                 _print_diagnostic("rejected", diagnostic, out)
         return EXIT_INVALID
+    # Quarantine mode quarantines; isolate mode leaves out: the report keeps them apart.
+    label = "left out" if args.mode == "isolate" else "quarantined"
+    omitted = [d.to_dict() for d in bundle.rejected]
     report |= {"admitted": list(bundle.accepted), "refused": False, "rejected": []}
-    report["quarantined"] = [d.to_dict() for d in bundle.rejected]
-    if args.json:
+    report["quarantined"] = omitted if args.mode != "isolate" else []
+    report["leftOut"] = omitted if args.mode == "isolate" else []
+    report["omittedByReason"] = _omitted_by_reason(bundle.rejected)
+    if as_json:
         print(json.dumps(report, indent=2, ensure_ascii=False), file=out)
         return EXIT_VALID
-    omitted = len({d.index for d in bundle.rejected})
+    count = len({d.index for d in bundle.rejected})
     print(
         f"{args.tools}: admitted {len(bundle.accepted)} of {len(tools)} tools "
-        f"({args.mode} mode; {omitted} quarantined)",
+        f"({args.mode} mode; {count} {label})",
         file=out,
     )
+    for reason in report["omittedByReason"]:
+        print(
+            f"  {label}: {reason['tools']} x {reason['field']} {reason['errorClass']} "
+            f"{reason['code']}",
+            file=out,
+        )
     for diagnostic in bundle.rejected:
-        _print_diagnostic("quarantined", diagnostic, out)
+        _print_diagnostic(label, diagnostic, out)
     return EXIT_VALID
 
 
@@ -357,12 +389,21 @@ def _parser() -> argparse.ArgumentParser:
         help="admit a tool catalog (MCP tools/list result or list of tools)",
         description="Admit a batch of MCP tools through the runtime layer. Strict mode "
         "refuses the batch on any problem; quarantine mode omits only tools whose "
-        "schemas use an unsupported dialect or capability. Exit status: 0 admitted, "
-        "1 refused, 2 usage or input error.",
+        "schemas use an unsupported dialect or capability; isolate mode leaves out "
+        "each tool with a problem (and the tools depending on it) and admits the rest. "
+        "Exit status: 0 admitted, 1 refused, 2 usage or input error.",
     )
     admit.add_argument("tools", metavar="TOOLS.json", help="tools file ('-' for stdin)")
-    admit.add_argument("--mode", choices=("strict", "quarantine"), default="strict")
-    admit.add_argument("--json", action="store_true", help="print a JSON report")
+    admit.add_argument("--mode", choices=("strict", "quarantine", "isolate"), default="strict")
+    admit.add_argument(
+        "--dialect",
+        action="append",
+        metavar="DIALECT",
+        help="a dialect to admit (2020-12, 2019-09, draft-07, draft-06, draft-04 or a "
+        "meta-schema URI; repeat for more; 2020-12 must be one of them; default 2020-12)",
+    )
+    admit.add_argument("--output", choices=("text", "json"), default="text")
+    admit.add_argument("--json", action="store_true", help="the same as --output json")
 
     check = commands.add_parser(
         "check-args",

@@ -1,10 +1,11 @@
-"""Admit every file of the real MCP tool corpus in both modes and print the counts.
+"""Admit every file of the real MCP tool corpus in each mode and print the counts.
 
 Usage: ``python tests/runtime/corpus.py [FOLDER]`` (default ``<repo>/../shared/mcp-tools``).
 
 Each ``*.json`` file is one server's tool list, admitted as one batch. For each mode
-it prints the batches and tools admitted, quarantined and rejected, then the
-diagnostics grouped by (field, error class, code). Exit status 2 if the folder is
+it prints the batches and tools admitted, quarantined, left out (isolate mode) and
+rejected, then the diagnostics grouped by (field, error class, code). Isolate mode
+is run with Draft 2020-12 only and with draft-07 listed as well. Exit status 2 if the folder is
 missing.
 """
 
@@ -25,7 +26,8 @@ from schemacore.runtime import AdmissionRejected, ToolCatalog
 from schemacore.runtime.catalog import AdmissionMode
 
 CORPUS = Path(__file__).resolve().parents[2].parent / "shared" / "mcp-tools"
-MODES: tuple[AdmissionMode, ...] = ("strict", "quarantine")
+MODES: tuple[AdmissionMode, ...] = ("strict", "quarantine", "isolate")
+DRAFT_07_TOO = ("draft-07", "2020-12")
 
 
 @dataclass
@@ -38,8 +40,10 @@ class Tally:
     batches_rejected: int = 0
     admitted: int = 0
     quarantined: int = 0
+    left_out: int = 0
     rejected: int = 0
     quarantine_reasons: Counter[tuple[str, str, str]] = field(default_factory=Counter)
+    left_out_reasons: Counter[tuple[str, str, str]] = field(default_factory=Counter)
     rejection_reasons: Counter[tuple[str, str, str]] = field(default_factory=Counter)
     rejected_files: list[str] = field(default_factory=list)
 
@@ -49,10 +53,12 @@ def corpus_files(folder: Path = CORPUS) -> list[Path]:
 
 
 @cache
-def tally(mode: AdmissionMode, folder: Path = CORPUS) -> Tally:
+def tally(
+    mode: AdmissionMode, folder: Path = CORPUS, dialects: tuple[str, ...] = ("2020-12",)
+) -> Tally:
     """The counts for one mode (cached: the corpus is read-only test data)."""
     counts = Tally()
-    catalog = ToolCatalog()
+    catalog = ToolCatalog(dialects=dialects)
     for path in corpus_files(folder):
         tools = json.loads(path.read_bytes())
         counts.files += 1
@@ -68,23 +74,32 @@ def tally(mode: AdmissionMode, folder: Path = CORPUS) -> Tally:
             continue
         counts.batches_admitted += 1
         counts.admitted += len(bundle.accepted)
-        counts.quarantined += len({d.index for d in bundle.rejected})
+        omitted = len({d.index for d in bundle.rejected})
+        reasons = counts.quarantine_reasons
+        if mode == "isolate":
+            counts.left_out += omitted
+            reasons = counts.left_out_reasons
+        else:
+            counts.quarantined += omitted
         for d in bundle.rejected:
-            counts.quarantine_reasons[(d.field, d.error_class, d.code)] += 1
+            reasons[(d.field, d.error_class, d.code)] += 1
     return counts
 
 
 def report(folder: Path = CORPUS) -> str:
     lines = []
-    for mode in MODES:
-        t = tally(mode, folder)
+    runs = [(mode, ("2020-12",)) for mode in MODES] + [("isolate", DRAFT_07_TOO)]
+    for mode, dialects in runs:
+        t = tally(mode, folder, dialects)
         lines.append(
-            f"{mode}: {t.tools} tools in {t.files} files; batches admitted "
-            f"{t.batches_admitted}, rejected {t.batches_rejected}; tools admitted "
-            f"{t.admitted}, quarantined {t.quarantined}, rejected {t.rejected}"
+            f"{mode} (dialects {', '.join(dialects)}): {t.tools} tools in {t.files} files; "
+            f"batches admitted {t.batches_admitted}, rejected {t.batches_rejected}; tools "
+            f"admitted {t.admitted}, quarantined {t.quarantined}, left out {t.left_out}, "
+            f"rejected {t.rejected}"
         )
         for title, reasons in (
             ("quarantined", t.quarantine_reasons),
+            ("left out", t.left_out_reasons),
             ("rejected", t.rejection_reasons),
         ):
             for (where, error_class, code), count in sorted(reasons.items()):

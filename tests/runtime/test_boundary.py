@@ -635,3 +635,19 @@ def test_engine_failures_map_to_stable_codes() -> None:
     ]
     for error, code in cases:
         assert _engine_code(error) == code, error
+
+
+def test_boundary_and_contract_errors_are_one_refusal_family() -> None:
+    from schemacore.runtime import ContractError, Refusal, validate_contract
+
+    with pytest.raises(BoundaryError) as boundary:
+        validate_schema({"type": "string"})
+    with pytest.raises(ContractError) as contract:
+        validate_contract({"contractVersion": 3})
+    for caught in (boundary.value, contract.value):
+        assert isinstance(caught, Refusal)
+        assert caught.code and caught.error_class == "validation"
+        assert isinstance(caught.path, str)
+        assert caught.retryable is False
+    assert boundary.value.code == "input-schema-root-not-object"
+    assert boundary.value.path == "/type"

@@ -147,7 +147,7 @@ def test_quarantine_omits_only_unsupported_capability_tools() -> None:
         ({"name": "x", "inputSchema": None}, "", "tool-input-schema-missing"),
         (tool("x", description=3), "", "tool-metadata-invalid"),
         (tool("x", annotations={"readOnlyHint": "yes"}), "", "tool-metadata-invalid"),
-        (tool("x", outputSchema=None), "", "tool-metadata-invalid"),
+        (tool("x", title=5), "", "tool-metadata-invalid"),
         ("not a tool", "", "tool-not-object"),
         (tool("search"), "name", "tool-name-duplicate"),
     ],

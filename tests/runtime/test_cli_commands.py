@@ -60,7 +60,10 @@ def test_admit_quarantine(tools_file: str, capsys: pytest.CaptureFixture[str]) -
     assert main(["admit", tools_file, "--mode", "quarantine"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[0] == f"{tools_file}: admitted 1 of 2 tools (quarantine mode; 1 quarantined)"
-    assert lines[1].startswith("quarantined: #1 legacy inputSchema: unsupported_capability")
+    assert lines[1] == (
+        "  quarantined: 1 x inputSchema unsupported_capability schema-dialect-unsupported"
+    )
+    assert lines[2].startswith("quarantined: #1 legacy inputSchema: unsupported_capability")
 
 
 def test_admit_json_report(tools_file: str, capsys: pytest.CaptureFixture[str]) -> None:
@@ -73,6 +76,50 @@ def test_admit_json_report(tools_file: str, capsys: pytest.CaptureFixture[str]) 
     report = json.loads(capsys.readouterr().out)
     assert report["refused"] is True and report["admitted"] == []
     assert [d["tool"] for d in report["rejected"]] == ["legacy"]
+
+
+BROKEN = {"name": "typo", "inputSchema": {"type": "object", "properties": {"q": {"minimum": "1"}}}}
+
+
+def test_admit_isolate_reports_left_out_tools_by_reason(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    tools_file = write(tmp_path, "tools.json", [*TOOLS, BROKEN])
+    assert main(["admit", tools_file, "--mode", "quarantine"]) == 1
+    capsys.readouterr()
+    command = ["admit", tools_file, "--mode", "isolate", "--dialect", "draft-07"]
+    assert main([*command, "--dialect", "2020-12"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[:3] == [
+        f"{tools_file}: admitted 1 of 3 tools (isolate mode; 2 left out)",
+        "  left out: 1 x inputSchema unsupported_capability schema-dialect-unsupported",
+        "  left out: 1 x inputSchema validation schema-invalid",
+    ]
+    assert lines[3].startswith("left out: #1 legacy inputSchema: unsupported_capability")
+    assert lines[4].startswith("left out: #2 typo inputSchema: validation: schema-invalid")
+    assert main([*command, "--dialect", "2020-12", "--output", "json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["dialects"] == ["draft-07", "2020-12"]
+    assert (report["admitted"], report["quarantined"]) == (["search"], [])
+    assert [d["tool"] for d in report["leftOut"]] == ["legacy", "typo"]
+    assert report["omittedByReason"] == [
+        {
+            "field": "inputSchema",
+            "errorClass": "unsupported_capability",
+            "code": "schema-dialect-unsupported",
+            "tools": 1,
+        },
+        {"field": "inputSchema", "errorClass": "validation", "code": "schema-invalid", "tools": 1},
+    ]
+
+
+def test_admit_refuses_bad_dialects_with_status_2(
+    tools_file: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["admit", tools_file, "--dialect", "draft-05", "--dialect", "2020-12"]) == 2
+    assert "unknown dialect 'draft-05'" in capsys.readouterr().err
+    assert main(["admit", tools_file, "--dialect", "draft-07"]) == 2
+    assert 'must include "2020-12"' in capsys.readouterr().err
 
 
 def test_admit_accepts_a_tools_list_result_and_stdin(

@@ -1,4 +1,4 @@
-"""Admit all 445 real MCP tools (``../shared/mcp-tools``) in both modes.
+"""Admit all 445 real MCP tools (``../shared/mcp-tools``) in every mode.
 
 The counts below were measured with ``python tests/runtime/corpus.py``; they change
 only if the corpus or an admission rule changes. Why a tool is not admitted:
@@ -12,15 +12,25 @@ only if the corpus or an admission rule changes. Why a tool is not admitted:
   array form of ``items`` without declaring a dialect; under the 2020-12 default that
   is not a valid schema. ``validation``: fatal in both modes, so the whole sentry-mcp
   batch (54 tools) is refused in both.
+
+Isolate mode leaves out just those 80 tools (78 + 2) and admits the other 365.
+Listing draft-07 in ``dialects`` changes nothing yet: the engine refuses draft-07,
+so those tools stay ``unsupported_capability``. With an engine that reads draft-07
+(simulated below), the same call admits 443 of 445: the two sentry-mcp tools stay
+out, correctly, since they declare no dialect and are invalid under 2020-12.
 """
 
 from __future__ import annotations
 
 from collections import Counter
+from typing import Any
 
 import pytest
 
-from .corpus import CORPUS, corpus_files, report, tally
+import schemacore
+from schemacore.runtime import toolschema as toolschema_module
+
+from .corpus import CORPUS, DRAFT_07_TOO, corpus_files, report, tally
 
 pytestmark = pytest.mark.skipif(
     not CORPUS.is_dir() or not corpus_files(),
@@ -64,3 +74,52 @@ def test_corpus_quarantine() -> None:
     )
     assert t.rejection_reasons == Counter({("inputSchema", "validation", "schema-invalid"): 2})
     assert t.rejected_files == ["sentry-mcp.json"]
+
+
+def test_corpus_isolate() -> None:
+    t = tally("isolate")
+    assert (t.batches_admitted, t.batches_rejected) == (26, 0)
+    assert (t.admitted, t.quarantined, t.left_out, t.rejected) == (365, 0, 80, 0)
+    assert t.left_out_reasons == Counter(
+        {
+            ("inputSchema", "unsupported_capability", "schema-dialect-unsupported"): 78,
+            ("outputSchema", "unsupported_capability", "schema-dialect-unsupported"): 25,
+            ("inputSchema", "validation", "schema-invalid"): 2,
+        }
+    )
+    # Every tool is admitted or left out with a diagnostic: none silently dropped.
+    assert t.admitted + t.left_out == t.tools
+
+
+def test_corpus_isolate_with_draft_07_listed_waits_for_the_engine() -> None:
+    t = tally("isolate", CORPUS, DRAFT_07_TOO)
+    assert (t.admitted, t.left_out) == (365, 80)
+    assert t.left_out_reasons == tally("isolate").left_out_reasons
+
+
+D7 = "http://json-schema.org/draft-07/schema#"
+
+
+def _without_draft_07(node: Any) -> Any:
+    if isinstance(node, dict):
+        return {k: _without_draft_07(v) for k, v in node.items() if (k, v) != ("$schema", D7)}
+    if isinstance(node, list):
+        return [_without_draft_07(v) for v in node]
+    return node
+
+
+def test_corpus_isolate_reaches_443_once_the_engine_reads_draft_07(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    real = schemacore.compile
+
+    def engine(schema: Any, **options: Any) -> schemacore.Validator:
+        # Stands for the engine's draft-07 dialect: these schemas compile alike.
+        return real(_without_draft_07(schema), **options)
+
+    monkeypatch.setattr(toolschema_module.schemacore, "compile", engine)
+    t = tally.__wrapped__("isolate", CORPUS, DRAFT_07_TOO)  # not the cached real run
+    assert (t.admitted, t.left_out) == (443, 2)
+    assert t.left_out_reasons == Counter({("inputSchema", "validation", "schema-invalid"): 2})
+    unlisted = tally.__wrapped__("isolate", CORPUS, ("2020-12",))
+    assert (unlisted.admitted, unlisted.left_out) == (365, 80)

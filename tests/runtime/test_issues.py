@@ -627,7 +627,7 @@ def test_admission_diagnostics_cannot_be_rendered_for_a_model() -> None:
 def test_an_unknown_engine_keyword_gets_a_generic_issue() -> None:
     # No current keyword reaches the fallback; an engine that adds one must not leak.
     from schemacore import ValidationError
-    from schemacore.runtime.issues import _Context, _convert
+    from schemacore.runtime.issuewording import _Context, _convert
 
     tool = validate_schema({"type": "object"})
     error = ValidationError(

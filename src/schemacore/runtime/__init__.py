@@ -1,7 +1,8 @@
 """The runtime admission layer: what an LLM agent runtime puts in front of its tools.
 
 * :func:`validate_schema` / :func:`validate_arguments` / :class:`BoundaryError`:
-  the tool input-schema boundary.
+  the tool input-schema boundary. :class:`Refusal` is the base of every refusal
+  (``BoundaryError``, ``ContractError``): a code, a class, a path, ``retryable``.
 * :func:`parse_tool_args`: strict parsing of the JSON text models send.
 * :func:`validate_contract` / :func:`check_contract_upgrade`: tool contracts
   (``aruntime.tool-contract.v1``).
@@ -40,7 +41,7 @@ from .contract import (
     check_contract_upgrade,
     validate_contract,
 )
-from .errors import EXECUTION_FAILURE, UNSUPPORTED_CAPABILITY, VALIDATION, BoundaryError
+from .errors import EXECUTION_FAILURE, UNSUPPORTED_CAPABILITY, VALIDATION, BoundaryError, Refusal
 from .gateway import (
     Decision,
     FunctionBackend,
@@ -83,6 +84,7 @@ __all__ = [
     "Gateway",
     "GatewayConfigError",
     "IntentJournal",
+    "Refusal",
     "SQLiteJournal",
     "ToolArgIssue",
     "ToolArgValidationResult",

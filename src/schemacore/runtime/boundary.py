@@ -13,9 +13,9 @@ from typing import Any, TypeVar
 
 import schemacore
 
+from .argcheck import check_arguments
 from .bounds import BoundaryLimits
 from .errors import BoundaryError
-from .issues import check_arguments
 from .toolschema import ToolSchema, validate_schema
 
 __all__ = ["BoundaryError", "ToolSchema", "validate_arguments", "validate_schema"]

@@ -16,7 +16,12 @@ diagnostics: building one by hand skips nothing.
 ``unsupported_capability`` schema errors (another draft, an unknown dialect) and
 admits the rest; any other diagnostic (metadata, duplicate name, backend,
 authority, schema validation, unresolved reference, limit) still refuses the
-batch. A refused batch raises :class:`AdmissionRejected` with every diagnostic;
+batch. ``mode="isolate"`` (opt in) leaves out every tool with any problem, each
+with its own diagnostic, and the tools whose compensation tool was left out; only
+batch-level problems (the listing, the authority, duplicate names or ``toolId``s,
+contracts for absent tools) refuse the batch (see :mod:`.omission`). ``dialects``
+lists the dialects admitted besides Draft 2020-12 (see :mod:`.dialects`).
+A refused batch raises :class:`AdmissionRejected` with every diagnostic;
 nothing is ever dropped silently and a schema that cannot be checked is never
 admitted as "validate what we can".
 
@@ -33,14 +38,17 @@ import re
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
-from typing import Any, Final, Literal
+from typing import Any, Final
 
 import schemacore
 
 from .bounds import BoundaryLimits
 from .contract import ContractError, ToolContract, validate_contract
-from .errors import UNSUPPORTED_CAPABILITY, VALIDATION, BoundaryError, reduce_by_state
+from .dialects import DEFAULT_DIALECTS, parse_dialects
+from .errors import VALIDATION, BoundaryError, reduce_by_state
 from .jsonvalues import json_equal
+from .listing import plain_entry, tools_from_listing
+from .omission import MODES, AdmissionMode, dependency_errors, omittable
 from .toolschema import ToolSchema, validate_schema
 
 __all__ = [
@@ -55,8 +63,6 @@ __all__ = [
     "ToolDescriptor",
     "tools_from_listing",
 ]
-
-AdmissionMode = Literal["strict", "quarantine"]
 
 # MCP 2025-11-25: 1-128 characters from A-Z a-z 0-9 _ - .
 TOOL_NAME: Final = re.compile(r"[A-Za-z0-9_.-]{1,128}")
@@ -400,7 +406,8 @@ class AdmittedBundle:
         authority: the caller's authority with grants narrowed to admitted tools
             (None when none was given).
         accepted: admitted names, in input order.
-        rejected: diagnostics of quarantined tools, in order (empty in strict mode).
+        rejected: diagnostics of the tools left out (quarantined or isolated), in
+            order (empty in strict mode).
         mode: the admission mode.
     """
 
@@ -427,25 +434,6 @@ class AdmittedBundle:
         )
 
 
-def tools_from_listing(document: Any) -> list[Any]:
-    """The tool list of an MCP ``tools/list`` result (``{"tools": [...]}``, also
-    inside a JSON-RPC ``result``) or of a plain list of tools.
-
-    Raises:
-        BoundaryError: ``catalog-invalid`` when there is no tool list.
-    """
-    if isinstance(document, dict) and isinstance(document.get("result"), dict):
-        document = document["result"]
-    if isinstance(document, dict) and "tools" in document:
-        document = document["tools"]
-    if not isinstance(document, list):
-        raise BoundaryError(
-            "catalog-invalid",
-            'expected a list of tools or an MCP tools/list result ({"tools": [...]})',
-        )
-    return document
-
-
 class ToolCatalog:
     """Admits batches of tools with one set of schema options.
 
@@ -453,6 +441,8 @@ class ToolCatalog:
         registry, loader, format_assertion, content_assertion, limits,
             boundary_limits: passed to ``validate_schema`` for every schema.
         backends: when given, every tool must name one of these backends.
+        dialects: the dialects admitted (see :mod:`.dialects`); the default is
+            Draft 2020-12 only. ``admit_batch(dialects=...)`` overrides it.
     """
 
     def __init__(
@@ -465,7 +455,9 @@ class ToolCatalog:
         limits: schemacore.Limits | None = None,
         boundary_limits: BoundaryLimits | None = None,
         backends: Collection[str] | None = None,
+        dialects: Iterable[str] = DEFAULT_DIALECTS,
     ) -> None:
+        self._dialects = parse_dialects(dialects)
         self._schema_options: dict[str, Any] = {
             "registry": registry,
             "loader": loader,
@@ -483,31 +475,47 @@ class ToolCatalog:
         mode: AdmissionMode = "strict",
         authority: Authority | None = None,
         contracts: Mapping[str, Any] | None = None,
+        dialects: Iterable[str] | None = None,
     ) -> AdmittedBundle:
-        """Admit a batch of tools (MCP entries or :class:`ToolDescriptor`s, or an
-        MCP ``tools/list`` result) as one bundle.
+        """Admit a batch of tools as one bundle.
+
+        ``tools`` is a list of MCP entries or :class:`ToolDescriptor`s, an MCP
+        ``tools/list`` result, or the MCP SDK's own objects (``Tool``,
+        ``ListToolsResult``: anything with ``model_dump``); optional fields that are
+        ``None``, as pydantic dumps them, count as absent.
+
+        ``mode``: ``"strict"`` (the default) refuses the batch on any diagnostic;
+        ``"quarantine"`` leaves out tools whose only problems are
+        ``unsupported_capability`` schema errors; ``"isolate"`` leaves out every
+        tool with any problem, and every tool whose contract's compensation tool
+        was left out (see :mod:`.omission`). Batch-level problems refuse the batch
+        in every mode.
+
+        ``dialects`` overrides the catalog's dialects for this batch.
 
         ``contracts`` maps a tool name to its contract envelope; it overrides a
         descriptor's own ``contract``. A name that is not in the batch is a
         batch-level ``contract-tool-unknown`` diagnostic.
 
         Raises:
-            AdmissionRejected: strict mode with any diagnostic, or quarantine mode
-                with any diagnostic that is not an ``unsupported_capability`` schema
-                error. It carries every diagnostic.
-            ValueError: an unknown mode.
+            AdmissionRejected: a diagnostic the mode does not leave out; it carries
+                every diagnostic.
+            ValueError, TypeError: an unknown mode, or ``dialects`` that are not
+                a list of known dialects including ``"2020-12"``.
         """
-        if mode not in ("strict", "quarantine"):
-            raise ValueError(f"mode must be 'strict' or 'quarantine', not {mode!r}")
+        if mode not in MODES:
+            raise ValueError(f"mode must be 'strict', 'quarantine' or 'isolate', not {mode!r}")
+        allowed = self._dialects if dialects is None else parse_dialects(dialects)
         batch: list[Diagnostic] = []
         try:
-            entries = tools_from_listing(tools) if not isinstance(tools, (list, tuple)) else tools
+            entries = tools_from_listing(tools)
         except BoundaryError as exc:
             raise AdmissionRejected(mode, [Diagnostic(None, None, None, "", exc)]) from None
         authority_error = _authority_error(authority)
         if authority_error is not None:
             batch.append(Diagnostic(None, None, None, "authority", authority_error))
         contracts = dict(contracts) if contracts is not None else {}
+        entries = [plain_entry(entry) for entry in entries]
         named = {name for name in map(_entry_name, entries) if isinstance(name, str)}
         for name in contracts:
             if name not in named:
@@ -528,19 +536,17 @@ class ToolCatalog:
         seen: set[str] = set()
         tool_ids: set[str] = set()
         for index, entry in enumerate(entries):
-            per_tool.append(self._check_one(index, entry, seen, contracts, tool_ids))
+            per_tool.append(self._check_one(index, entry, seen, contracts, tool_ids, allowed))
+        if mode == "isolate":
+            self._leave_out_dependents(per_tool, contracts)
 
         fatal = list(batch)
-        quarantined: list[Diagnostic] = []
+        omitted: list[Diagnostic] = []
         for _, diagnostics, _ in per_tool:
             if not diagnostics:
                 continue
-            omittable = mode == "quarantine" and all(
-                d.field in ("inputSchema", "outputSchema", "contract")
-                and d.error_class == UNSUPPORTED_CAPABILITY
-                for d in diagnostics
-            )
-            (quarantined if omittable else fatal).extend(diagnostics)
+            problems = ((d.field, d.error_class, d.code) for d in diagnostics)
+            (omitted if omittable(mode, problems) else fatal).extend(diagnostics)
         if fatal:
             everything = [*batch]
             for _, diagnostics, _ in per_tool:
@@ -563,9 +569,31 @@ class ToolCatalog:
             tools=tuple(tool.descriptor.to_mcp() for tool in admitted),
             authority=narrowed,
             accepted=accepted,
-            rejected=tuple(quarantined),
+            rejected=tuple(omitted),
             mode=mode,
         )
+
+    @staticmethod
+    def _leave_out_dependents(
+        per_tool: list[tuple[ToolDescriptor | None, list[Diagnostic], AdmittedTool | None]],
+        contracts: Mapping[str, Any],
+    ) -> None:
+        """Add a diagnostic to every tool whose compensation tool is left out."""
+        tool_ids: list[str | None] = []
+        refs: list[str | None] = []
+        for descriptor, _, tool in per_tool:
+            envelope = contracts.get(descriptor.name, descriptor.contract) if descriptor else None
+            tool_ids.append(_declared_tool_id(envelope))
+            contract = tool.contract if tool is not None else None
+            ref = contract.envelope["compensation"]["toolRef"] if contract else None
+            refs.append(ref if isinstance(ref, str) else None)
+        left_out = [i for i, (_, diagnostics, _) in enumerate(per_tool) if diagnostics]
+        for index, error in dependency_errors(tool_ids, refs, left_out).items():
+            descriptor, diagnostics, _ = per_tool[index]
+            assert descriptor is not None  # an admissible tool has a descriptor
+            diagnostics.append(
+                Diagnostic(index, descriptor.name, descriptor.revision, "contract", error)
+            )
 
     def _check_one(
         self,
@@ -574,6 +602,7 @@ class ToolCatalog:
         seen: set[str],
         contracts: Mapping[str, Any],
         tool_ids: set[str],
+        dialects: frozenset[str],
     ) -> tuple[ToolDescriptor | None, list[Diagnostic], AdmittedTool | None]:
         diagnostics: list[Diagnostic] = []
         if isinstance(entry, ToolDescriptor):
@@ -620,14 +649,17 @@ class ToolCatalog:
         input_schema = output_schema = None
         try:
             input_schema = validate_schema(
-                descriptor.input_schema, role="input", **self._schema_options
+                descriptor.input_schema, role="input", dialects=dialects, **self._schema_options
             )
         except BoundaryError as exc:
             add("inputSchema", exc)
         if descriptor.output_schema is not None:
             try:
                 output_schema = validate_schema(
-                    descriptor.output_schema, role="output", **self._schema_options
+                    descriptor.output_schema,
+                    role="output",
+                    dialects=dialects,
+                    **self._schema_options,
                 )
             except BoundaryError as exc:
                 add("outputSchema", exc)
@@ -682,6 +714,15 @@ class ToolCatalog:
             )
         tool_ids.add(contract.tool_id)
         return contract
+
+
+def _declared_tool_id(envelope: Any) -> str | None:
+    """The ``toolId`` a contract declares, validated or not (a left-out tool's
+    contract may be invalid, and its dependents still name it)."""
+    if isinstance(envelope, ToolContract):
+        return envelope.tool_id
+    tool_id = envelope.get("toolId") if isinstance(envelope, Mapping) else None
+    return tool_id if isinstance(tool_id, str) else None
 
 
 def _entry_name(entry: Any) -> Any:

@@ -28,9 +28,9 @@ from functools import cache
 from importlib import resources
 from typing import Any, Final, Literal
 
+from .argcheck import check_arguments
 from .bounds import BoundaryLimits
-from .errors import EXECUTION_FAILURE, VALIDATION, BoundaryError, reduce_by_state
-from .issues import check_arguments
+from .errors import EXECUTION_FAILURE, VALIDATION, BoundaryError, Refusal, reduce_by_state
 from .jsonvalues import json_equal
 from .toolschema import ToolSchema, validate_schema
 
@@ -101,7 +101,7 @@ TIMEOUT_CODE: Final = "timeout"
 """The retryable error of an attempt that ended without an answer (see docs/gateway.md)."""
 
 
-class ContractError(Exception):
+class ContractError(Refusal):
     """A tool contract refused, with a stable ``code`` per rule.
 
     Attributes:
@@ -119,7 +119,6 @@ class ContractError(Exception):
         cause: for a rejected embedded schema, the schema's BoundaryError.
     """
 
-    retryable: Final = False
     supported_versions: Final = SUPPORTED_CONTRACT_VERSIONS
 
     def __init__(
@@ -132,17 +131,10 @@ class ContractError(Exception):
         error_class: str = VALIDATION,
         cause: BoundaryError | None = None,
     ) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-        self.path = path
+        super().__init__(code, message, error_class=error_class, path=path)
         self.contract_version = contract_version
-        self.error_class = error_class
         self.cause = cause
         self.details: tuple[ContractError, ...] = (self,)
-
-    def __str__(self) -> str:
-        return f"{self.code}: {self.message}" + (f" (at {self.path!r})" if self.path else "")
 
     def __reduce__(self) -> tuple[Any, ...]:
         return reduce_by_state(self)  # details holds self: pickle's memo keeps the cycle

@@ -8,37 +8,30 @@ object keys or the raw text of a tool call.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any
+
+from .refusal import (
+    EXECUTION_FAILURE,
+    UNSUPPORTED_CAPABILITY,
+    VALIDATION,
+    Refusal,
+    reduce_by_state,
+)
 
 if TYPE_CHECKING:
-    from .issues import ToolArgIssue
+    from .argissue import ToolArgIssue
 
 __all__ = [
     "EXECUTION_FAILURE",
     "UNSUPPORTED_CAPABILITY",
     "VALIDATION",
     "BoundaryError",
+    "Refusal",
+    "reduce_by_state",
 ]
 
 
-def _restore(cls: type[BaseException], args: tuple[Any, ...]) -> BaseException:
-    return cls.__new__(cls, *args)  # BaseException.__new__ sets args; no __init__
-
-
-def reduce_by_state(error: BaseException) -> tuple[Any, ...]:
-    """A ``__reduce__`` for exceptions whose constructor takes other arguments than
-    the ``args`` it passes to Exception: the default reduce calls ``cls(*args)``,
-    which then fails or builds a different error. This rebuilds the error without
-    calling ``__init__`` and restores every attribute as it was."""
-    return (_restore, (type(error), error.args), dict(vars(error)))
-
-
-VALIDATION: Final = "validation"
-UNSUPPORTED_CAPABILITY: Final = "unsupported_capability"
-EXECUTION_FAILURE: Final = "execution_failure"
-
-
-class BoundaryError(Exception):
+class BoundaryError(Refusal):
     """A schema, an argument document or a tool definition refused at the boundary.
 
     Attributes:
@@ -70,35 +63,16 @@ class BoundaryError(Exception):
         column: int | None = None,
         tokens: Sequence[str | int] | None = None,
     ) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-        self.error_class = error_class
-        self.path = path
+        super().__init__(code, message, error_class=error_class, path=path)
         self.issues: tuple[ToolArgIssue, ...] = tuple(issues)
         self.limit = limit
         self.line = line
         self.column = column
         self.tokens: tuple[str | int, ...] | None = tuple(tokens) if tokens is not None else None
 
-    def __str__(self) -> str:
-        where = f" (at {self.path!r})" if self.path else ""
-        return f"{self.code}: {self.message}{where}"
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        return reduce_by_state(self)
-
-    def __repr__(self) -> str:
-        return f"BoundaryError({self.code!r}, error_class={self.error_class!r}, path={self.path!r})"
-
     def to_dict(self) -> dict[str, Any]:
         """A JSON-serialisable form (as safe as the message itself)."""
-        result: dict[str, Any] = {
-            "errorClass": self.error_class,
-            "code": self.code,
-            "path": self.path,
-            "message": self.message,
-        }
+        result = super().to_dict()
         if self.limit is not None:
             result["limit"] = self.limit
         if self.line is not None:

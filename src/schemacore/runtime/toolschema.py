@@ -6,9 +6,11 @@ Order (each step runs only if the previous ones passed):
 2. its JSON shape: string keys, JSON values, depth and size bounds;
 3. its dialect: every ``$schema`` (the root's and any nested resource's) is a
    Draft 2020-12 URI as the engine reads it (``https://`` or ``http://``, with or
-   without a trailing ``#``) or names a meta-schema the caller put in ``registry``;
-   another draft or an unknown dialect is ``unsupported_capability``, even with a
-   ``loader`` (which is never asked for a meta-schema);
+   without a trailing ``#``), another dialect the caller listed in ``dialects``
+   (left to the engine, which validates it under its own rules or refuses it), or
+   names a meta-schema the caller put in ``registry``; another draft or an unknown
+   dialect is ``unsupported_capability``, even with a ``loader`` (which is never
+   asked for a meta-schema);
 4. for an input schema, the object root: a root ``type`` must be ``"object"`` or
    ``["object"]`` (a missing ``type`` keeps the object boundary);
 5. compilation by the engine: meta-schema validity, patterns, references (which
@@ -20,15 +22,16 @@ The caller's schema object is kept as given; nothing is added, removed or loosen
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 import schemacore
 from schemacore.dialect import DRAFT_2020_12, OTHER_DRAFTS, is_2020_12, normalise
 from schemacore.uri import split_fragment
 
 from .bounds import DEFAULT_LIMITS, BoundaryLimits, check_schema_shape
+from .dialects import DEFAULT_DIALECTS, dialect_name, parse_dialects
 from .errors import EXECUTION_FAILURE, UNSUPPORTED_CAPABILITY, BoundaryError
 from .jsonvalues import escape_token
 from .schemalookup import SchemaLookup
@@ -131,21 +134,29 @@ def _registered(uri: str, registry: Mapping[str, Any] | None) -> bool:
 
 
 def _dialect_error(
-    declared: Any, path: str, registry: Mapping[str, Any] | None
+    declared: Any, path: str, registry: Mapping[str, Any] | None, allowed: frozenset[str]
 ) -> BoundaryError | None:
     """The error for one ``$schema`` value, or None when it is Draft 2020-12 (as the
-    engine reads it) or a meta-schema the caller registered explicitly."""
+    engine reads it), a dialect in ``allowed`` (the engine decides whether it can
+    validate it) or a meta-schema the caller registered explicitly."""
     if not isinstance(declared, str):
         if path != "/$schema":
             return None  # not a keyword here, or the meta-schema reports it (step 5)
         return BoundaryError("schema-invalid", "$schema must be a URI string", path=path)
     if is_2020_12(declared):
         return None
+    name = dialect_name(declared)
+    if name is not None and name in allowed:
+        return None
     key = normalise(declared)
-    if key in OTHER_DRAFTS:
-        draft = _DRAFT_NAMES.get(key, OTHER_DRAFTS[key])
+    if key in OTHER_DRAFTS or name is not None:
+        draft = _DRAFT_NAMES.get(key) or name or OTHER_DRAFTS[key]
+        if allowed == _DEFAULT:
+            only = "only JSON Schema Draft 2020-12 is supported"
+        else:
+            only = "the dialects admitted here are " + ", ".join(sorted(allowed))
         message = (
-            f"the schema declares {draft}; only JSON Schema Draft 2020-12 is supported "
+            f"the schema declares {draft}; {only} "
             "(reinterpreting it under 2020-12 rules could change what it accepts)"
         )
     elif _registered(declared, registry):
@@ -164,6 +175,9 @@ def _dialect_error(
         error_class=UNSUPPORTED_CAPABILITY,
         path=path,
     )
+
+
+_DEFAULT: Final = frozenset(DEFAULT_DIALECTS)
 
 
 def _guard_loader(
@@ -292,18 +306,27 @@ def validate_schema(
     content_assertion: bool = False,
     limits: schemacore.Limits | None = None,
     boundary_limits: BoundaryLimits | None = None,
+    dialects: Iterable[str] = DEFAULT_DIALECTS,
 ) -> ToolSchema:
     """Check and compile a tool's input schema (or, with ``role="output"``, an
     output schema: any Draft 2020-12 schema, no object-root rule).
+
+    ``dialects`` lists the dialects admitted besides Draft 2020-12 (short names such
+    as ``"draft-07"`` or meta-schema URIs; see :mod:`.dialects`). A schema that
+    declares a listed dialect is compiled by the engine under that dialect's own
+    rules; while the engine cannot, it is ``unsupported_capability`` as before.
 
     Raises:
         BoundaryError: with ``error_class`` ``"validation"`` (not a valid schema,
             root not an object, unresolved reference, bad pattern),
             ``"unsupported_capability"`` (another draft or dialect, an unsupported
             vocabulary or format) or ``"execution_failure"`` (a limit).
+        TypeError, ValueError: ``dialects`` is not a list of known dialects that
+            includes ``"2020-12"``; an unknown ``role``.
     """
     if role not in ("input", "output"):
         raise ValueError(f"role must be 'input' or 'output', not {role!r}")
+    allowed = parse_dialects(dialects)
     bounds = boundary_limits if boundary_limits is not None else DEFAULT_LIMITS
     if isinstance(schema, bool) and role == "output":
         pass
@@ -316,7 +339,7 @@ def validate_schema(
     check_schema_shape(schema, bounds)
     if isinstance(schema, dict):
         for path, declared in _dialect_declarations(schema):
-            error = _dialect_error(declared, path, registry)
+            error = _dialect_error(declared, path, registry, allowed)
             if error is not None:
                 raise error
         if role == "input":

@@ -14,6 +14,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal
 
+from ..toolresult import error_result
+
 __all__ = [
     "GATEWAY_META_KEY",
     "STEPS",
@@ -116,11 +118,7 @@ def model_result(
     }
     if path is not None:
         meta["path"] = path
-    return {
-        "content": [{"type": "text", "text": text}],
-        "isError": True,
-        "_meta": {GATEWAY_META_KEY: meta},
-    }
+    return error_result(text, GATEWAY_META_KEY, meta)
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,6 +16,7 @@ from ..contract import TIMEOUT_CODE, ToolContract
 from ..errors import BoundaryError
 from ..issues import ISSUE_META_KEY, tool_error_result, validate_property_value, validate_tool_args
 from ..jsontext import parse_tool_args
+from ..toolresult import error_result
 from .backends import Backend, Cancellation, DispatchRequest, Secret, run_attempt
 from .evidence import EVIDENCE_VERSION, audit_record, digest, payload_view, result_view
 from .frozen import freeze, thaw
@@ -651,18 +652,16 @@ class CallRun:
                     dispatched=True,
                     retryable=code in retry_codes,
                     attempts=attempt,
-                    result={
-                        "content": [{"type": "text", "text": text}],
-                        "isError": True,
-                        "_meta": {
-                            GATEWAY_META_KEY: {
-                                "step": "dispatch",
-                                "code": code,
-                                "dispatched": True,
-                                "retryable": code in retry_codes,
-                            }
+                    result=error_result(
+                        text,
+                        GATEWAY_META_KEY,
+                        {
+                            "step": "dispatch",
+                            "code": code,
+                            "dispatched": True,
+                            "retryable": code in retry_codes,
                         },
-                    },
+                    ),
                 )
             result, problem = _plain_result(done.result)
             if result is None:

@@ -1,0 +1,132 @@
+"""``dialects=``: which declared dialects admission hands to the engine."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+import schemacore
+from schemacore.runtime import BoundaryError, ToolCatalog, validate_schema
+from schemacore.runtime import toolschema as toolschema_module
+from schemacore.runtime.dialects import DIALECT_URIS, dialect_name, parse_dialects
+
+from .test_catalog import DRAFT_07, draft07, tool
+
+
+@pytest.mark.parametrize(
+    ("given", "names"),
+    [
+        (("2020-12",), {"2020-12"}),
+        (["2020-12", "draft-07"], {"2020-12", "draft-07"}),
+        (
+            ("https://json-schema.org/draft/2020-12/schema#", DRAFT_07),
+            {"2020-12", "draft-07"},
+        ),
+        (("2020-12", "https://json-schema.org/draft-07/schema"), {"2020-12", "draft-07"}),
+        (
+            ("2020-12", "2019-09", "draft-06", "draft-04"),
+            {"2020-12", "2019-09", "draft-06", "draft-04"},
+        ),
+    ],
+)
+def test_dialects_are_named_by_short_name_or_uri(given: Any, names: set[str]) -> None:
+    assert parse_dialects(given) == names
+
+
+@pytest.mark.parametrize(
+    ("given", "error"),
+    [
+        ("2020-12", TypeError),
+        (("2020-12", 7), TypeError),
+        (7, TypeError),
+        (("2020-12", "draft-05"), ValueError),
+        (("2020-12", "https://example.com/my-dialect"), ValueError),
+        (("draft-07",), ValueError),
+        ((), ValueError),
+    ],
+)
+def test_bad_dialect_lists_get_a_clear_error(given: Any, error: type[Exception]) -> None:
+    with pytest.raises(error):
+        parse_dialects(given)
+    with pytest.raises(error):
+        validate_schema({"type": "object"}, dialects=given)
+    with pytest.raises(error):
+        ToolCatalog(dialects=given)
+    with pytest.raises(error):
+        ToolCatalog().admit_batch([tool("a")], dialects=given)
+
+
+def test_every_spelling_of_a_meta_schema_is_recognised() -> None:
+    for name, uri in DIALECT_URIS.items():
+        rest = uri.partition("://")[2]
+        for spelling in (
+            f"http://{rest}",
+            f"https://{rest}",
+            f"http://{rest}#",
+            f"https://{rest}#",
+        ):
+            assert dialect_name(spelling) == name
+    assert dialect_name("http://json-schema.org/draft-07/schema/") is None
+
+
+def test_a_listed_draft_the_engine_refuses_stays_unsupported() -> None:
+    schema = {"$schema": DRAFT_07, "type": "object"}
+    for dialects in (("2020-12",), ("2020-12", "draft-07")):
+        with pytest.raises(BoundaryError) as caught:
+            validate_schema(schema, dialects=dialects)
+        assert (caught.value.error_class, caught.value.code) == (
+            "unsupported_capability",
+            "schema-dialect-unsupported",
+        )
+        assert caught.value.path == "/$schema"
+
+
+def test_an_unlisted_draft_is_named_with_the_listed_ones() -> None:
+    with pytest.raises(BoundaryError) as caught:
+        validate_schema(
+            {"$schema": "https://json-schema.org/draft/2019-09/schema", "type": "object"},
+            dialects=("2020-12", "draft-07"),
+        )
+    assert caught.value.error_class == "unsupported_capability"
+    assert "2020-12, draft-07" in caught.value.message
+
+
+def _engine_that_reads_draft_07(calls: list[Any]) -> Any:
+    real = schemacore.compile
+
+    def compile_(schema: Any, **options: Any) -> schemacore.Validator:
+        calls.append(schema)
+        if isinstance(schema, dict) and schema.get("$schema") == DRAFT_07:
+            # Stands for the engine once it validates draft-07 under its own rules.
+            schema = {k: v for k, v in schema.items() if k != "$schema"}
+        return real(schema, **options)
+
+    return compile_
+
+
+def test_listing_a_draft_admits_it_as_soon_as_the_engine_can(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    calls: list[Any] = []
+    monkeypatch.setattr(toolschema_module.schemacore, "compile", _engine_that_reads_draft_07(calls))
+    tools = [tool("search"), draft07("legacy")]
+    bundle = ToolCatalog().admit_batch(tools, mode="isolate", dialects=("draft-07", "2020-12"))
+    assert bundle.accepted == ("search", "legacy")
+    assert bundle.rejected == ()
+    # Unlisted, the runtime refuses it before the engine is asked.
+    calls.clear()
+    bundle = ToolCatalog().admit_batch(tools, mode="isolate")
+    assert bundle.accepted == ("search",)
+    assert [d.code for d in bundle.rejected] == ["schema-dialect-unsupported"]
+    assert all(schema.get("$schema") != DRAFT_07 for schema in calls)
+
+
+def test_the_catalogs_dialects_are_the_default_for_its_batches(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(toolschema_module.schemacore, "compile", _engine_that_reads_draft_07([]))
+    catalog = ToolCatalog(dialects=("2020-12", "draft-07"))
+    assert catalog.admit_batch([draft07("legacy")]).accepted == ("legacy",)
+    strict = catalog.admit_batch([draft07("legacy")], mode="isolate", dialects=("2020-12",))
+    assert strict.accepted == ()
