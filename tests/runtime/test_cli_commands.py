@@ -87,7 +87,7 @@ def test_admit_isolate_reports_left_out_tools_by_reason(
     tools_file = write(tmp_path, "tools.json", [*TOOLS, BROKEN])
     assert main(["admit", tools_file, "--mode", "quarantine"]) == 1
     capsys.readouterr()
-    command = ["admit", tools_file, "--mode", "isolate", "--dialect", "draft-07"]
+    command = ["admit", tools_file, "--mode", "isolate"]
     assert main([*command, "--dialect", "2020-12"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[:3] == [
@@ -99,7 +99,7 @@ def test_admit_isolate_reports_left_out_tools_by_reason(
     assert lines[4].startswith("left out: #2 typo inputSchema: validation: schema-invalid")
     assert main([*command, "--dialect", "2020-12", "--output", "json"]) == 0
     report = json.loads(capsys.readouterr().out)
-    assert report["dialects"] == ["draft-07", "2020-12"]
+    assert report["dialects"] == ["2020-12"]
     assert (report["admitted"], report["quarantined"]) == (["search"], [])
     assert [d["tool"] for d in report["leftOut"]] == ["legacy", "typo"]
     assert report["omittedByReason"] == [
@@ -111,6 +111,15 @@ def test_admit_isolate_reports_left_out_tools_by_reason(
         },
         {"field": "inputSchema", "errorClass": "validation", "code": "schema-invalid", "tools": 1},
     ]
+    # Listing draft-07 admits the draft-07 tool, validated under draft-07's rules.
+    listed = [*command, "--dialect", "draft-07", "--dialect", "2020-12", "--output", "json"]
+    assert main(listed) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["dialects"] == ["draft-07", "2020-12"]
+    assert (report["admitted"], [d["tool"] for d in report["leftOut"]]) == (
+        ["search", "legacy"],
+        ["typo"],
+    )
 
 
 def test_admit_refuses_bad_dialects_with_status_2(

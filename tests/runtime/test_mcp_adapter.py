@@ -16,10 +16,8 @@ if os.environ.get("SCHEMACORE_REQUIRE_CLIENTS") != "1":  # CI: a missing SDK fai
 from mcp import Client, types
 from mcp.server import Server
 
-import schemacore
 from schemacore.mcp import CALL_META_KEY, AdmittingClientSession, ArgumentGuard, ToolGuard
 from schemacore.runtime import AdmissionRejected, ToolCatalog
-from schemacore.runtime import toolschema as toolschema_module
 from schemacore.runtime.issues import ISSUE_META_KEY
 
 from .mcp_support import BROKEN, LEGACY, MISMATCH, connected, listed_tools, low_level, shop
@@ -159,29 +157,16 @@ def test_a_missing_structured_content_is_refused() -> None:
     )
 
 
-def test_a_listed_draft_07_tool_is_admitted_once_the_engine_reads_draft_07(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    async def check(expected: tuple[str, ...]) -> None:
+def test_a_listed_draft_07_tool_is_admitted_under_draft_07() -> None:
+    async def check(dialects: tuple[str, ...], expected: tuple[str, ...]) -> None:
         server, _ = await _pair([LEGACY])
-        options = {"mode": "isolate", "dialects": ("draft-07", "2020-12")}
+        options = {"mode": "isolate", "dialects": dialects}
         async with connected(server, **options) as session:
             await session.list_tools()
             assert session.bundle is not None and session.bundle.accepted == expected
 
-    anyio.run(check, ("order", "note"))  # today: the engine refuses draft-07
-    real = schemacore.compile
-
-    def engine(schema: Any, **kwargs: Any) -> schemacore.Validator:
-        # Stands for the engine's future draft-07 dialect.
-        if isinstance(schema, dict) and str(schema.get("$schema", "")).startswith(
-            "http://json-schema.org/draft-07/"
-        ):
-            schema = {k: v for k, v in schema.items() if k != "$schema"}
-        return real(schema, **kwargs)
-
-    monkeypatch.setattr(toolschema_module.schemacore, "compile", engine)
-    anyio.run(check, ("order", "note", "legacy"))
+    anyio.run(check, ("2020-12",), ("order", "note"))  # unlisted: left out
+    anyio.run(check, ("draft-07", "2020-12"), ("order", "note", "legacy"))
 
 
 def test_bad_client_options_are_refused() -> None:
