@@ -25,6 +25,7 @@ if __package__ in (None, ""):
     sys.path.insert(1, str(_root / "src"))
 
 from tests.suite.cases import (
+    DRAFTS,
     SECTIONS,
     SuiteCase,
     ValidatorCache,
@@ -40,12 +41,12 @@ from tests.suite.locate import (
 )
 
 _LABELS = {
-    "required": "draft2020-12 required",
+    "required": "required",
     "optional": "optional",
     "optional/format": "optional/format",
 }
 _NOTES = {
-    "required": " (both is_valid paths, iter_errors and validate agree)",
+    "required": "",
     "optional": "",
     "optional/format": " (format_assertion=True)",
 }
@@ -78,43 +79,48 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     cases = load_cases(suite.path)
     validators = ValidatorCache(load_registry(suite.path))
-    failures: dict[str, list[tuple[str, str]]] = {section: [] for section in SECTIONS}
-    totals = dict.fromkeys(SECTIONS, 0)
-    passed = dict.fromkeys(SECTIONS, 0)
-    skipped = dict.fromkeys(SECTIONS, 0)
+    keys = [(draft, section) for draft in DRAFTS for section in SECTIONS]
+    failures: dict[tuple[str, str], list[tuple[str, str]]] = {key: [] for key in keys}
+    totals = dict.fromkeys(keys, 0)
+    passed = dict.fromkeys(keys, 0)
+    skipped = dict.fromkeys(keys, 0)
 
     for case in cases:
-        totals[case.section] += 1
+        key = (case.draft, case.section)
+        totals[key] += 1
         expectation = expectation_for(case)
         if expectation is not None and expectation[0] == "skip":
-            skipped[case.section] += 1
+            skipped[key] += 1
             continue
         reason = _run(case, validators)
         if reason is None:
-            passed[case.section] += 1
+            passed[key] += 1
             continue
         if expectation is not None:
             reason = f"[listed XFAIL: {expectation[1]}] {reason}"
-        failures[case.section].append((case.id, reason))
+        failures[key].append((case.id, reason))
 
-    for section in SECTIONS:
-        line = f"{_LABELS[section]}: {passed[section]}/{totals[section]} passed{_NOTES[section]}"
-        if skipped[section]:
-            line += f", {skipped[section]} skipped (expectations.SKIP)"
+    print("every path agrees: both is_valid paths, iter_errors, validate, evaluate().valid")
+    for key in keys:
+        draft, section = key
+        label = f"{draft} {_LABELS[section]}"
+        line = f"{label}: {passed[key]}/{totals[key]} passed{_NOTES[section]}"
+        if skipped[key]:
+            line += f", {skipped[key]} skipped (expectations.SKIP)"
         print(line)
 
-    for section in SECTIONS:
-        listed = failures[section]
+    for key in keys:
+        listed = failures[key]
         if not listed:
             continue
-        print(f"\nfailures, {_LABELS[section]} ({len(listed)}):")
+        print(f"\nfailures, {key[0]} {_LABELS[key[1]]} ({len(listed)}):")
         shown = listed if args.all else listed[:_SHOWN_PER_SECTION]
         for case_id, reason in shown:
             print(f"  {case_id}\n      {reason}")
         if len(shown) < len(listed):
             print(f"  ... and {len(listed) - len(shown)} more (--all lists them)")
 
-    return 1 if failures["required"] else 0
+    return 1 if any(failures[(draft, "required")] for draft in DRAFTS) else 0
 
 
 if __name__ == "__main__":
