@@ -213,7 +213,7 @@ EXAMPLES: dict[type[BaseException], Callable[[], list[BaseException]]] = {
     ToolFailure: lambda: [ToolFailure("rate_limited", "slow down"), ToolFailure("bare")],
     PointerError: lambda: [PointerError("no member 'a'")],
     compat.SchemaError: _compat_errors,
-    compat.UnsupportedDialect: lambda: [_raised(lambda: compat.Draft7Validator, AttributeError)],
+    compat.UnsupportedDialect: lambda: [_raised(lambda: compat.Draft3Validator, AttributeError)],
     FormatError: lambda: [FormatError("not a date")],
     UndefinedTypeCheck: lambda: [UndefinedTypeCheck("decimal")],
     ProcessTimeout: lambda: [ProcessTimeout("the child was killed at its deadline")],
