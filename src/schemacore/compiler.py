@@ -159,6 +159,7 @@ class Compiler:
                     f"the meta-schema {uri!r} requires the vocabulary {vocabulary!r}, "
                     "which schemacore does not implement",
                     location=location,
+                    reason="unsupported-vocabulary",
                 )
         return draft.with_vocabularies(frozenset(active))
 
@@ -211,6 +212,7 @@ class Compiler:
             raise SchemaError(
                 f"a schema must be an object or a boolean, not {type(value).__name__}",
                 location=pointer,
+                reason="not-a-schema",
             )
         # A node is keyed by where its schema is (one value may be at several places,
         # and False always is), never by the value's identity. A dialect's identity
@@ -328,6 +330,7 @@ class Compiler:
                             f"{self._where.get(child, '')!r} applies itself to the same "
                             "instance location forever",
                             location=self._where.get(current, ""),
+                            reason="reference-loop",
                         )
                     if state == white:
                         colour[child] = grey

@@ -15,6 +15,7 @@ from typing import Any, ClassVar
 from .paths import Path, to_pointer
 
 __all__ = [
+    "REASONS",
     "ExecutionFailure",
     "SchemaCoreError",
     "SchemaError",
@@ -23,20 +24,48 @@ __all__ = [
 ]
 
 
+# The stable ``reason`` codes of SchemaCoreError, by class: what is wrong, for
+# callers that must not parse messages (tests/engine/test_reasons.py checks that
+# every raise uses one of these, and that each is used).
+REASONS: dict[str, str] = {
+    # SchemaError
+    "not-a-schema": "a value where a schema must be is neither an object nor a boolean",
+    "meta-schema": "the schema is not valid under its dialect's meta-schema",
+    "bad-keyword-value": "a keyword's value is not what the keyword takes",
+    "bad-regex": "a pattern is not a valid ECMA-262 regular expression",
+    "unresolvable-reference": "a reference names no schema that is registered or bundled",
+    "loader-failed": "the caller's loader raised while retrieving a document",
+    "duplicate-identifier": "one document defines an $id or anchor twice",
+    "reference-loop": "references apply a schema to the same instance location forever",
+    "not-json": "the schema holds a value outside the JSON data model",
+    # UnsupportedCapability
+    "unsupported-dialect": "$schema names draft 3, an unknown or unreachable dialect",
+    "unsupported-vocabulary": "a meta-schema requires a vocabulary schemacore lacks",
+    "unsupported-format": "a format is asserted that has no checker",
+    # ExecutionFailure
+    "limit-exceeded": "a limit was exceeded (its name is in ``limit``)",
+    "instance-not-json": "the instance holds a value outside the JSON data model",
+    "checker-failed": "the caller's format checker raised",
+}
+
+
 class SchemaCoreError(Exception):
     """Base class of every error schemacore raises on purpose.
 
-    ``error_class`` is a stable machine-readable category; ``location`` is the JSON
+    ``error_class`` is a stable machine-readable category and ``reason`` a stable
+    code naming what is wrong (see :data:`REASONS`); ``location`` is the JSON
     Pointer (into the schema, or into the instance for execution failures) of the
     place the problem was found, ``""`` meaning the root.
     """
 
     error_class: ClassVar[str] = "error"
+    default_reason: ClassVar[str] = "bad-keyword-value"
 
-    def __init__(self, message: str, *, location: str = "") -> None:
+    def __init__(self, message: str, *, location: str = "", reason: str | None = None) -> None:
         super().__init__(message)
         self.message = message
         self.location = location
+        self.reason = reason or self.default_reason
 
     def __str__(self) -> str:
         if self.location:
@@ -50,6 +79,7 @@ class SchemaError(SchemaCoreError):
     schema."""
 
     error_class: ClassVar[str] = "validation"
+    default_reason: ClassVar[str] = "bad-keyword-value"
 
 
 class UnsupportedCapability(SchemaCoreError):
@@ -57,6 +87,7 @@ class UnsupportedCapability(SchemaCoreError):
     draft, an unknown dialect, a required vocabulary it does not know."""
 
     error_class: ClassVar[str] = "unsupported_capability"
+    default_reason: ClassVar[str] = "unsupported-dialect"
 
 
 class ExecutionFailure(SchemaCoreError):
@@ -79,8 +110,14 @@ class ExecutionFailure(SchemaCoreError):
         limit: str | None = None,
         value: object = None,
         schema_location: str = "",
+        reason: str | None = None,
     ) -> None:
-        super().__init__(message, location=location)
+        if reason is None:
+            reason = {
+                "json_data_model": "instance-not-json",
+                "format_checker": "checker-failed",
+            }.get(limit or "", "limit-exceeded")
+        super().__init__(message, location=location, reason=reason)
         self.limit = limit
         self.value = value
         self.schema_location = schema_location

@@ -480,5 +480,8 @@ class SchemaContext:
         uri = join(self.base, reference)
         return self.compiler.index.resolve(uri, self.pointer_to(keyword), self.dialect)
 
-    def schema_error(self, message: str, *tokens: str | int) -> SchemaError:
-        return SchemaError(message, location=self.pointer_to(*tokens))
+    def schema_error(
+        self, message: str, *tokens: str | int, reason: str = "bad-keyword-value"
+    ) -> SchemaError:
+        """A SchemaError at a keyword (or a place inside it) of this schema."""
+        return SchemaError(message, location=self.pointer_to(*tokens), reason=reason)

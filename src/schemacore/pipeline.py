@@ -89,7 +89,10 @@ def _stages(
     default: Dialect | str,
 ) -> tuple[Node, Compiler]:
     if not isinstance(schema, (dict, bool)):
-        raise SchemaError(f"a schema must be an object or a boolean, not {type(schema).__name__}")
+        raise SchemaError(
+            f"a schema must be an object or a boolean, not {type(schema).__name__}",
+            reason="not-a-schema",
+        )
     compiler = Compiler(
         options, registry, loader, default if isinstance(default, Dialect) else dialects.DEFAULT
     )
@@ -178,7 +181,9 @@ def _check_document(
         _check_one(schema, dialect, compiler, what)
     except SchemaError as exc:
         if at:
-            raise SchemaError(exc.message, location=at + (exc.location or "")) from None
+            raise SchemaError(
+                exc.message, location=at + (exc.location or ""), reason=exc.reason
+            ) from None
         raise
 
 
@@ -293,13 +298,14 @@ def _check_against(meta: tuple[Node, Compiler], schema: Any, what: str, draft: s
             except ExecutionFailure as located:
                 exc = located
         message = exc.message.removeprefix("the instance ")
-        raise SchemaError(f"{what} {message}", location=exc.location) from None
+        raise SchemaError(f"{what} {message}", location=exc.location, reason="not-json") from None
     error = best_match(iter(_meta_errors(meta, schema)))
     if error is None:  # pragma: no cover - both paths agree by construction
-        raise SchemaError(f"{what} is not a valid schema")
+        raise SchemaError(f"{what} is not a valid schema", reason="meta-schema")
     raise SchemaError(
         f"{what} is not a valid {_title(draft)} schema: {error.message}",
         location=error.instance_location,
+        reason="meta-schema",
     )
 
 

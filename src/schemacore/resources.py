@@ -269,6 +269,7 @@ class Index:
                 f"{keyword} {value!r} is defined twice in one schema document: at "
                 f"{f'#{as_fragment(first[1])}'} and at {f'#{as_fragment(at[1])}'}",
                 location=at[1],
+                reason="duplicate-identifier",
             )
 
     # -- lookup ---------------------------------------------------------------
@@ -326,6 +327,7 @@ class Index:
                 raise SchemaError(
                     f"the loader failed to retrieve {uri!r} ({type(exc).__name__})",
                     location=location,
+                    reason="loader-failed",
                 ) from exc
         return _MISSING, False
 
@@ -340,6 +342,7 @@ class Index:
                 f"cannot resolve reference {reference_uri!r}: no schema is registered "
                 "at that URI (schemacore never fetches; pass registry= or loader=)",
                 location=location,
+                reason="unresolvable-reference",
             ) from None
         fragment = unquote_fragment(fragment)
         if fragment == "" or fragment.startswith("/"):
@@ -347,7 +350,9 @@ class Index:
                 node = resolve_pointer(document, parse_pointer(fragment))
             except PointerError as exc:
                 raise SchemaError(
-                    f"cannot resolve reference {reference_uri!r}: {exc}", location=location
+                    f"cannot resolve reference {reference_uri!r}: {exc}",
+                    location=location,
+                    reason="unresolvable-reference",
                 ) from None
             fallback_pointer = format_pointer(parse_pointer(fragment))
             node_base, node_pointer = self.locate(base, fallback_pointer)
@@ -357,6 +362,7 @@ class Index:
             raise SchemaError(
                 f"cannot resolve reference {reference_uri!r}: no anchor {fragment!r} in {base!r}",
                 location=location,
+                reason="unresolvable-reference",
             )
         return target
 

@@ -80,7 +80,7 @@ def pattern_search(ctx: SchemaContext, pattern: str, *tokens: str) -> Callable[[
             pointer=ctx.pointer_to(*tokens),
         )
     except PatternError as exc:
-        raise ctx.schema_error(str(exc), *tokens) from None
+        raise ctx.schema_error(str(exc), *tokens, reason="bad-regex") from None
 
 
 def compile_boolean(node: Node, value: bool) -> None:

@@ -49,6 +49,7 @@ def compile_format(ctx: SchemaContext, value: Any) -> Keyword | None:
                 raise UnsupportedCapability(
                     f"format {value!r} cannot be asserted: no checker for it",
                     location=ctx.pointer_to("format"),
+                    reason="unsupported-format",
                 )
             return None
         valid = builtin

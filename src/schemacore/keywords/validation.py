@@ -92,7 +92,9 @@ def _schema_key(ctx: SchemaContext, keyword: str, value: Any) -> Any:
         return json_key(value)
     except ExecutionFailure as exc:
         detail = exc.message.replace("the instance", "its value", 1)
-        raise ctx.schema_error(f"{keyword} is not JSON: {detail}", keyword) from None
+        raise ctx.schema_error(
+            f"{keyword} is not JSON: {detail}", keyword, reason="not-json"
+        ) from None
 
 
 def compile_const(ctx: SchemaContext, value: Any) -> Keyword:

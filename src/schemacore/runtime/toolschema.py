@@ -218,35 +218,26 @@ def _root_type_error(schema: Mapping[str, Any]) -> BoundaryError | None:
     )
 
 
-# The fixed text the engine writes before any quoted schema text, by kind of
-# SchemaError. Only these prefixes, the exception type and the location (a JSON
-# Pointer the engine builds) decide a code: never words that could come from the
-# schema itself.
-_UNRESOLVED_PREFIXES = ("cannot resolve reference ", "the loader failed to retrieve ")
-_PATTERN_PREFIXES = ("invalid regular expression ", "invalid ECMA-262 regular expression ")
-_DIALECT_PREFIXES = ("$schema names ", "the meta-schema ")
-
-
-def _is_pattern_location(location: str) -> bool:
-    tokens = location.split("/")
-    return tokens[-1] == "pattern" or (len(tokens) >= 3 and tokens[-2] == "patternProperties")
+# The engine's stable reason codes (schemacore.errors.REASONS) -> runtime codes: the
+# exception type and its reason decide, never the words of a message.
+_DIALECT_REASONS = frozenset({"unsupported-dialect", "unsupported-vocabulary"})
+_UNRESOLVED_REASONS = frozenset({"unresolvable-reference", "loader-failed"})
 
 
 def _engine_code(exc: schemacore.SchemaCoreError) -> str:
-    """A stable runtime code for an engine failure, from its type, its location and
-    the fixed start of its message (never from text the schema supplied)."""
+    """A stable runtime code for an engine failure, from its type and reason."""
     if isinstance(exc, schemacore.ExecutionFailure):
         return "schema-limit-exceeded"
     if isinstance(exc, schemacore.UnsupportedCapability):
-        if exc.message.startswith(_DIALECT_PREFIXES):
+        if exc.reason in _DIALECT_REASONS:
             return "schema-dialect-unsupported"
         return "schema-unsupported-capability"
     if isinstance(exc, schemacore.SchemaError):
         if isinstance(exc.__cause__, _MetaSchemaNotLoaded):
             return "schema-dialect-unsupported"
-        if exc.message.startswith(_UNRESOLVED_PREFIXES):
+        if exc.reason in _UNRESOLVED_REASONS:
             return "schema-ref-unresolved"
-        if exc.message.startswith(_PATTERN_PREFIXES) and _is_pattern_location(exc.location):
+        if exc.reason == "bad-regex":
             return "schema-pattern-invalid"
     return "schema-invalid"
 
