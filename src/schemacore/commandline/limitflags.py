@@ -77,9 +77,10 @@ def add_limit_arguments(parser: argparse.ArgumentParser) -> None:
         "limits", "resource bounds (schemacore.Limits); the defaults are meant for untrusted input"
     )
     descriptions = _descriptions()
+    kinds = {field.name: _base_type(field) for field in fields(Limits)}  # fails before use
     defaults = Limits()
     for field in fields(Limits):
-        _, optional = _base_type(field)
+        _, optional = kinds[field.name]
         default = getattr(defaults, field.name)
         shown = "none" if default is None else f"{default:,}"
         group.add_argument(

@@ -36,8 +36,11 @@ class Chunk:
     first_line: int
 
 
-def read_chunks(stream: BinaryIO, chunk_bytes: int = CHUNK_BYTES) -> Iterator[Chunk]:
-    """Split ``stream`` into chunks of whole lines, about ``chunk_bytes`` each."""
+def read_chunks(stream: BinaryIO, chunk_bytes: int | None = None) -> Iterator[Chunk]:
+    """Split ``stream`` into chunks of whole lines, about ``chunk_bytes`` each
+    (``CHUNK_BYTES`` when None, read at the call: tests make it small)."""
+    if chunk_bytes is None:
+        chunk_bytes = CHUNK_BYTES
     line = 1
     first = True
     while True:

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import multiprocessing
 import signal
+import sys
+import threading
 from collections import deque
 from collections.abc import Generator, Iterable
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -49,8 +51,7 @@ def in_workers(
     validator: schemacore.Validator, plan: Plan, items: Iterable[Item], jobs: int
 ) -> Generator[Outcome, None, None]:
     """Check the items in ``jobs`` worker processes; yield outcomes in input order."""
-    # spawn: a fresh interpreter, safe whatever threads the caller runs (fork is not).
-    context = multiprocessing.get_context("spawn")
+    context = multiprocessing.get_context(_start_method())
     pool = ProcessPoolExecutor(
         max_workers=jobs, mp_context=context, initializer=_install, initargs=(validator, plan)
     )
@@ -64,6 +65,16 @@ def in_workers(
             yield _result(pending.popleft())
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _start_method() -> str:
+    """fork where it is safe: on Linux, in a process running no other thread (the
+    command line is one); it starts at once and inherits the compiled validator.
+    Elsewhere spawn, a fresh interpreter, which imports the main module again (a
+    script calling ``main(argv)`` needs the ``if __name__ == "__main__"`` guard)."""
+    if sys.platform == "linux" and threading.active_count() == 1:
+        return "fork"
+    return "spawn"
 
 
 def _result(entry: Future[Outcome] | Outcome) -> Outcome:
