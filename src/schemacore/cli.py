@@ -1,13 +1,15 @@
 """The ``schemacore`` command line.
 
-``schemacore validate SCHEMA INSTANCE...`` validates JSON files against a schema;
+``schemacore validate SCHEMA INSTANCE...`` validates JSON, JSON Lines, YAML and TOML
+files against a schema (``schemacore.commandline.validate``);
 ``schemacore example`` validates the bundled example tool arguments;
 ``schemacore admit TOOLS.json`` admits a tool catalog through the runtime layer;
 ``schemacore check-args TOOLS.json TOOL ARGS.json`` checks one call's arguments.
 
 Exit status of ``validate``: 0 every instance is valid; 1 some instance is invalid;
-2 usage error, unreadable or malformed JSON file, a schema that does not compile, or
-an instance whose evaluation could not be completed (a limit was hit). ``admit``: 0
+2 usage error, a schema that does not compile, or any unreadable or malformed file
+(or line) or instance whose evaluation could not be completed (a limit was hit): such
+a file is reported and the run goes on with the next. ``admit``: 0
 the batch was admitted (quarantined tools are listed), 1 it was refused, 2 usage or
 input error. ``check-args``: 0 valid, 1 the arguments were refused, 2 usage or input
 error or a tool that is not admitted. Results go to stdout, problems with the command

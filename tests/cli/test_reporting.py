@@ -6,6 +6,7 @@ import functools
 import io
 import json
 import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -15,7 +16,7 @@ import schemacore
 from schemacore.commandline import validate as validate_module
 from schemacore.commandline.progress import Progress
 
-from .helpers import SCHEMA, run_cli, write_json, write_lines
+from .helpers import SCHEMA, SRC, run_cli, write_json, write_lines
 
 FIELDS = ["file", "line", "instanceLocation", "keyword", "keywordLocation", "message", "kind"]
 
@@ -243,3 +244,24 @@ def test_the_command_draws_progress_on_a_terminal_and_erases_it(
 def test_no_progress_in_a_pipe(tmp_path: Path, schema: str) -> None:
     data = write_lines(tmp_path, "data.jsonl", [{"name": "a"}] * 5000)
     assert run_cli("validate", schema, data).err == ""
+
+
+def test_a_closed_pipe_ends_quietly_with_jobs(tmp_path: Path, schema: str) -> None:
+    # Far more error lines than a pipe holds, from worker processes.
+    data = write_lines(tmp_path, "data.jsonl", [{"age": n} for n in range(100_000)])
+    environment = dict(os.environ)
+    environment["PYTHONPATH"] = os.pathsep.join(
+        filter(None, [str(SRC), os.environ.get("PYTHONPATH")])
+    )
+    process = subprocess.Popen(
+        [sys.executable, "-m", "schemacore", "validate", "--jobs", "2", schema, data],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=environment,
+    )
+    assert process.stdout is not None and process.stderr is not None
+    assert process.stdout.readline().startswith(f"{data}:1: ".encode())
+    process.stdout.close()  # as `| head -1` does
+    stderr = process.stderr.read()
+    assert process.wait(timeout=120) == 2
+    assert stderr == b"", stderr
