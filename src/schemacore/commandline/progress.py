@@ -22,7 +22,7 @@ class Progress:
 
     def __init__(
         self,
-        stream: TextIO,
+        stream: TextIO | None,
         total_bytes: int | None,
         *,
         enabled: bool = True,
@@ -31,7 +31,7 @@ class Progress:
         interval: float = 0.2,
     ) -> None:
         isatty = getattr(stream, "isatty", None)
-        self._on = enabled and isatty is not None and _safe_isatty(stream)
+        self._on = enabled and stream is not None and isatty is not None and _safe_isatty(stream)
         self._stream = stream
         self._total = total_bytes
         self._clock = clock
@@ -69,13 +69,14 @@ class Progress:
         return "  ".join(parts)
 
     def _draw(self, now: float) -> None:
+        assert self._stream is not None  # drawn only when on
         self._stream.write(_ERASE + self.text(now))
         self._stream.flush()
         self._visible = True
 
     def erase(self) -> None:
         """Take the line off the screen (before other output, and at the end)."""
-        if self._visible:
+        if self._visible and self._stream is not None:
             self._stream.write(_ERASE)
             self._stream.flush()
             self._visible = False

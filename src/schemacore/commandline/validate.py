@@ -117,7 +117,9 @@ def compile_options(args: argparse.Namespace) -> dict[str, Any]:
     return options
 
 
-def run(args: argparse.Namespace, stdin: TextIO | None, out: TextIO, err: TextIO) -> int:
+def run(
+    args: argparse.Namespace, stdin: TextIO | None, out: TextIO | None, err: TextIO | None
+) -> int:
     """Run ``validate`` with parsed ``args``; return the exit status."""
     names: list[str] = [args.schema, *args.instances]
     if names.count(STDIN) > 1:
@@ -159,7 +161,11 @@ def run(args: argparse.Namespace, stdin: TextIO | None, out: TextIO, err: TextIO
 
 
 def _print(
-    outcomes: Iterator[Outcome], plan: Plan, progress: Progress, out: TextIO, err: TextIO
+    outcomes: Iterator[Outcome],
+    plan: Plan,
+    progress: Progress,
+    out: TextIO | None,
+    err: TextIO | None,
 ) -> int:
     # print() to a stream that is None (started with it closed: >&-) prints nothing.
     write_out = out.write if out is not None else _discard
