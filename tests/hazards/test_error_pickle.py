@@ -22,6 +22,7 @@ import pytest
 
 import schemacore
 from schemacore import compat, runtime
+from schemacore.commandline.documents import InputError
 from schemacore.compat._checkers import FormatError, UndefinedTypeCheck
 from schemacore.ecma262 import PatternError, translate
 from schemacore.pointer import PointerError
@@ -197,6 +198,11 @@ EXAMPLES: dict[type[BaseException], Callable[[], list[BaseException]]] = {
     UndefinedTypeCheck: lambda: [UndefinedTypeCheck("decimal")],
     ProcessTimeout: lambda: [ProcessTimeout("the child was killed at its deadline")],
     PatternError: _pattern_errors,
+    InputError: lambda: [
+        InputError.invalid("a.json", "invalid JSON: Expecting value"),
+        InputError.unreadable("b.json", "No such file or directory"),
+        InputError("invalid JSON: not UTF-8"),
+    ],
 }
 
 

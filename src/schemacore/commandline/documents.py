@@ -64,6 +64,10 @@ class InputError(Exception):
         super().__init__(message)
         self.reason = reason if reason is not None else message
 
+    def __reduce__(self) -> tuple[type[InputError], tuple[str, str]]:
+        # Exceptions pickle their args only, and reason is not one of them.
+        return (type(self), (str(self), self.reason))
+
     @classmethod
     def invalid(cls, name: str, reason: str) -> InputError:
         return cls(f"{name}: {reason}", reason)
