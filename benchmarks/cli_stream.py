@@ -13,8 +13,11 @@ the machine being shared and noisy):
 Every command runs as a child process, timed from start to exit (interpreter start,
 import and compile included, for both the CLI and the loop); peak memory is the
 child's maximum resident set size from ``os.wait4`` (for ``--jobs``, the largest of
-the main process and its workers). ``--quick`` uses 20,000 lines and one round: a
-smoke test, as CI runs it. Nothing is asserted.
+the main process and its workers), and its CPU time that of the child and its
+workers together: on a machine whose other cores are busy, ``--jobs 2`` cannot be
+faster, and the CPU column shows whether the work was only split or also grew.
+``--quick`` uses 20,000 lines and one round: a smoke test, as CI runs it. Nothing is
+asserted.
 """
 
 from __future__ import annotations
@@ -95,6 +98,7 @@ def write_data(folder: Path, count: int) -> tuple[Path, Path]:
 @dataclass(frozen=True)
 class Sample:
     seconds: float
+    cpu_seconds: float
     peak_mb: float
     status: int
 
@@ -112,7 +116,8 @@ def measure(command: Sequence[str]) -> Sample:
     process.returncode = os.waitstatus_to_exitcode(status)  # already reaped
     # ru_maxrss is in kilobytes on Linux (bytes on macOS).
     scale = 1024 * 1024 if sys.platform == "darwin" else 1024
-    return Sample(seconds, usage.ru_maxrss / scale, process.returncode)
+    cpu = usage.ru_utime + usage.ru_stime  # the child's and its workers'
+    return Sample(seconds, cpu, usage.ru_maxrss / scale, process.returncode)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -145,12 +150,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     best = {name: min(found, key=lambda sample: sample.seconds) for name, found in samples.items()}
     expected = 0 if count < 2 else 1  # some records are invalid: the CLI exits 1
     loop = best["plain loop (is_valid)"].seconds
-    print(f"{'command':<24} {'seconds':>8} {'lines/s':>10} {'vs loop':>8} {'peak MB':>8}  exit")
+    print(
+        f"{'command':<24} {'seconds':>8} {'lines/s':>10} {'vs loop':>8} {'cpu s':>7} "
+        f"{'peak MB':>8}  exit"
+    )
     for name, sample in best.items():
         ratio = sample.seconds / loop
         print(
             f"{name:<24} {sample.seconds:8.2f} {count / sample.seconds:10,.0f} "
-            f"{ratio:8.2f} {sample.peak_mb:8.1f}  {sample.status}"
+            f"{ratio:8.2f} {sample.cpu_seconds:7.2f} {sample.peak_mb:8.1f}  {sample.status}"
         )
         if name.startswith("cli") and sample.status != expected:
             print(f"  !! {name} exited {sample.status}, expected {expected}")
