@@ -13,7 +13,10 @@ from pathlib import Path
 import pytest
 
 import schemacore
+from schemacore.commandline import pool
 from schemacore.commandline import validate as validate_module
+from schemacore.commandline.checking import Checker, ChunkTask, Plan
+from schemacore.commandline.lines import read_chunks
 from schemacore.commandline.progress import Progress
 
 from .helpers import SCHEMA, SRC, run_cli, write_json, write_lines
@@ -265,3 +268,22 @@ def test_a_closed_pipe_ends_quietly_with_jobs(tmp_path: Path, schema: str) -> No
     stderr = process.stderr.read()
     assert process.wait(timeout=120) == 2
     assert stderr == b"", stderr
+
+
+@pytest.mark.parametrize("method", ["spawn", "fork"])
+def test_workers_started_either_way_give_the_in_process_outcomes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, method: str
+) -> None:
+    # spawn pickles the compiled validator to each worker (fork inherits it).
+    monkeypatch.setattr(pool, "_start_method", lambda: method)
+    validator = schemacore.compile(SCHEMA)
+    plan = Plan()
+    text = b"".join(
+        json.dumps({"name": f"n{n}"} if n % 4 else {}).encode() + b"\n" for n in range(40)
+    )
+    tasks = [ChunkTask("d.jsonl", chunk) for chunk in read_chunks(io.BytesIO(text), 64)]
+    assert len(tasks) > 4
+    here = list(pool.in_process(Checker(validator, plan), tasks))
+    there = list(pool.in_workers(validator, plan, tasks, 2))
+    assert there == here
+    assert sum(outcome.invalid for outcome in here) == 10
