@@ -8,6 +8,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import schemacore
 from schemacore.commandline import checking, documents
@@ -270,3 +272,58 @@ def test_an_unreadable_file_is_reported_for_that_file(tmp_path: Path, schema: st
     assert result.status == 2
     assert result.err.startswith(f"error: cannot read {folder}: "), result.err
     assert result.out_lines == [f"{good}: valid"]
+
+
+# Fragments of hostile text in each format: nesting, aliases, tags, dates, odd numbers,
+# bytes that are not UTF-8, a BOM, NaN.
+_FRAGMENTS = st.sampled_from(
+    [
+        b"[" * 2000,
+        b"]" * 2000,
+        b"\n",
+        b"\r\n",
+        b"&a [*a]",
+        b"x: &x [1, *x]",
+        b"- !!binary aGVsbG8=",
+        b"!!set {a}",
+        b"? [1]\n: 2",
+        b"1: 2",
+        b"when: 2024-01-01",
+        b"when = 1979-05-27",
+        b"x = nan",
+        b"[table]",
+        b"a = [",
+        b".nan",
+        b"1e999",
+        b"1" * 5000,
+        b"NaN",
+        b'"\\ud800"',
+        b'"\xe9\xff"',
+        b"\xef\xbb\xbf",
+        b'{"name": "a"}',
+        b"name: a",
+        b'name = "a"',
+        b"---",
+        b"!!python/object:os.system [x]",
+        b"{}",
+        b"null",
+    ]
+)
+_TEXT = st.lists(_FRAGMENTS, min_size=1, max_size=6).map(b"".join)
+
+
+@settings(max_examples=150, deadline=None, derandomize=True, database=None)
+@given(_TEXT, st.sampled_from(["jsonl", "yaml", "toml"]), st.booleans())
+def test_hostile_files_of_every_format_end_in_a_verdict_or_error_lines(
+    tmp_path_factory: pytest.TempPathFactory, text: bytes, suffix: str, as_schema: bool
+) -> None:
+    folder = tmp_path_factory.mktemp("hostile")
+    odd = folder / f"odd.{suffix}"
+    odd.write_bytes(text)
+    plain = write_json(folder, "plain.json", {})
+    names = [str(odd), plain] if as_schema else [plain, str(odd)]
+    result = run_main("validate", *names)
+    assert result.status in (0, 1, 2)
+    assert "internal error" not in result.err, result.err
+    if result.status == 2:
+        assert result.err.startswith("error: "), result.err
