@@ -1,13 +1,15 @@
 """The ``schemacore`` command line.
 
-``schemacore validate SCHEMA INSTANCE...`` validates JSON files against a schema;
+``schemacore validate SCHEMA INSTANCE...`` validates JSON, JSON Lines, YAML and TOML
+files against a schema (``schemacore.commandline.validate``);
 ``schemacore example`` validates the bundled example tool arguments;
 ``schemacore admit TOOLS.json`` admits a tool catalog through the runtime layer;
 ``schemacore check-args TOOLS.json TOOL ARGS.json`` checks one call's arguments.
 
 Exit status of ``validate``: 0 every instance is valid; 1 some instance is invalid;
-2 usage error, unreadable or malformed JSON file, a schema that does not compile, or
-an instance whose evaluation could not be completed (a limit was hit). ``admit``: 0
+2 usage error, a schema that does not compile, or any unreadable or malformed file
+(or line) or instance whose evaluation could not be completed (a limit was hit): such
+a file is reported and the run goes on with the next. ``admit``: 0
 the batch was admitted (quarantined tools are listed), 1 it was refused, 2 usage or
 input error. ``check-args``: 0 valid, 1 the arguments were refused, 2 usage or input
 error or a tool that is not admitted. Results go to stdout, problems with the command
@@ -22,11 +24,9 @@ from __future__ import annotations
 import argparse
 import io
 import json
-import math
 import os
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from typing import Any, TextIO
@@ -34,8 +34,13 @@ from typing import Any, TextIO
 import schemacore
 
 from . import runtime
+from .commandline import validate as validate_command
+from .commandline.documents import JSON, STDIN, load
+from .commandline.documents import Document as _Document
+from .commandline.documents import InputError as _InputError
+from .commandline.documents import parse_json as _parse
+from .commandline.documents import read_stdin as _read_stdin
 from .errors import SchemaCoreError
-from .output import FORMATS
 
 __all__ = ["main"]
 
@@ -43,70 +48,9 @@ EXIT_VALID = 0
 EXIT_INVALID = 1
 EXIT_ERROR = 2
 
-STDIN = "-"
-STDIN_NAME = "<stdin>"
-
-
-class _InputError(Exception):
-    """A file could not be read or is not JSON; reported with exit status 2."""
-
-
-@dataclass(frozen=True)
-class _Document:
-    name: str
-    value: Any
-
-
-def _reject_constant(token: str) -> Any:
-    # Python's json module accepts NaN and Infinity, which are not JSON.
-    raise ValueError(f"{token} is not valid JSON")
-
-
-def _finite_float(token: str) -> float:
-    # 1e999 is JSON syntax, but Python reads it as inf, which no JSON value is.
-    value = float(token)
-    if value in (math.inf, -math.inf):
-        raise ValueError("a number is outside the range of a double")
-    return value
-
-
-def _parse(name: str, text: str | bytes) -> _Document:
-    try:
-        return _Document(
-            name, json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float)
-        )
-    except (ValueError, UnicodeDecodeError) as exc:
-        # JSONDecodeError is a ValueError, and so is an integer literal longer than
-        # sys.get_int_max_str_digits().
-        raise _InputError(f"{name}: invalid JSON: {exc}") from exc
-    except RecursionError:
-        # The decoder recurses once per nesting level ([[[[...).
-        raise _InputError(f"{name}: invalid JSON: nested too deeply to read") from None
-
-
-def _read_stdin(stdin: TextIO) -> str | bytes:
-    # Bytes when there are any: a text stdin would decode non-UTF-8 input with the
-    # locale's error handler (surrogateescape) instead of refusing it.
-    if getattr(stdin, "read", None) is None:  # started with stdin closed (<&-)
-        raise _InputError("cannot read standard input: it is closed")
-    try:
-        buffer = getattr(stdin, "buffer", None)
-        return buffer.read() if buffer is not None else stdin.read()
-    except (OSError, ValueError) as exc:
-        raise _InputError(f"cannot read standard input: {exc}") from exc
-
 
 def _load(name: str, stdin: TextIO) -> _Document:
-    if name == STDIN:
-        return _parse(STDIN_NAME, _read_stdin(stdin))
-    try:
-        # Bytes let json detect UTF-8/16/32 as RFC 8259 allows.
-        data = Path(name).read_bytes()
-    except OSError as exc:
-        raise _InputError(f"cannot read {name}: {exc.strerror or exc}") from exc
-    except ValueError as exc:  # a name Path refuses, e.g. with a NUL (main(argv) only)
-        raise _InputError(f"cannot read {name!r}: {exc}") from exc
-    return _parse(name, data)
+    return load(name, stdin, JSON)
 
 
 def _report(
@@ -138,40 +82,6 @@ def _compile(schema: Any, format_assertion: bool, err: TextIO) -> schemacore.Val
     except SchemaCoreError as exc:
         print(f"error: {exc.error_class}: {exc}", file=err)
         return None
-
-
-def _run_validate(args: argparse.Namespace, stdin: TextIO, out: TextIO, err: TextIO) -> int:
-    names: list[str] = [args.schema, *args.instances]
-    if names.count(STDIN) > 1:
-        print("error: '-' (standard input) may be given only once", file=err)
-        return EXIT_ERROR
-
-    documents: list[_Document] = []
-    failed = False
-    for name in names:
-        try:
-            documents.append(_load(name, stdin))
-        except _InputError as exc:
-            print(f"error: {exc}", file=err)
-            failed = True
-    if failed:
-        return EXIT_ERROR
-
-    schema, *instances = documents
-    validator = _compile(schema.value, args.format_assertion, err)
-    if validator is None:
-        return EXIT_ERROR
-
-    status = EXIT_VALID
-    for instance in instances:
-        try:
-            if not _report(instance, validator, out, args.output):
-                status = max(status, EXIT_INVALID)
-        except SchemaCoreError as exc:
-            # Not a verdict: the instance could not be evaluated (e.g. a limit).
-            print(f"error: {instance.name}: {exc.error_class}: {exc}", file=err)
-            status = EXIT_ERROR
-    return status
 
 
 _EXAMPLE_PACKAGE = "schemacore"
@@ -360,22 +270,7 @@ def _parser() -> argparse.ArgumentParser:
         description="Validate JSON instance files against a schema file. "
         "Nothing is fetched: the schema must be self-contained.",
     )
-    validate.add_argument("schema", metavar="SCHEMA", help="schema file ('-' for stdin)")
-    validate.add_argument(
-        "instances", metavar="INSTANCE", nargs="+", help="instance file ('-' for stdin, once)"
-    )
-    validate.add_argument(
-        "--format-assertion",
-        action="store_true",
-        help="treat 'format' as an assertion rather than an annotation",
-    )
-    validate.add_argument(
-        "--output",
-        choices=("text", *FORMATS),
-        default="text",
-        help="text (one line per error, the default) or a standard output format, "
-        "printed as one JSON object per instance",
-    )
+    validate_command.add_arguments(validate)
 
     commands.add_parser(
         "example",
@@ -458,7 +353,7 @@ def _dispatch(args: argparse.Namespace) -> int:
         return _run_admit(args, sys.stdin, sys.stdout, sys.stderr)
     if args.command == "check-args":
         return _run_check_args(args, sys.stdin, sys.stdout, sys.stderr)
-    return _run_validate(args, sys.stdin, sys.stdout, sys.stderr)
+    return validate_command.run(args, sys.stdin, sys.stdout, sys.stderr)
 
 
 def _discard_stdout() -> None:

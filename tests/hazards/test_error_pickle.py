@@ -23,6 +23,7 @@ import pytest
 
 import schemacore
 from schemacore import compat, runtime
+from schemacore.commandline.documents import InputError
 from schemacore.compat._checkers import FormatError, UndefinedTypeCheck
 from schemacore.ecma262 import PatternError, translate
 from schemacore.pointer import PointerError
@@ -220,6 +221,11 @@ EXAMPLES: dict[type[BaseException], Callable[[], list[BaseException]]] = {
     PatternError: _pattern_errors,
     LeaseHeld: lambda: [LeaseHeld("gateway-2", 31.0)],
     SchemaTooNew: lambda: [SchemaTooNew("schemacore", 9)],
+    InputError: lambda: [
+        InputError.invalid("a.json", "invalid JSON: Expecting value"),
+        InputError.unreadable("b.json", "No such file or directory"),
+        InputError("invalid JSON: not UTF-8"),
+    ],
 }
 
 

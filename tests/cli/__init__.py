@@ -1,0 +1,1 @@
+"""Tests of ``schemacore validate`` on real data: files, JSON Lines, YAML, TOML, jobs."""
