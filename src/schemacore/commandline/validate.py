@@ -66,6 +66,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="treat 'format' as an assertion rather than an annotation",
     )
     parser.add_argument(
+        "--default-dialect",
+        metavar="DIALECT",
+        help="the dialect of a schema that declares no $schema: 2020-12 (the default), "
+        "2019-09, draft-07, draft-06, draft-04, or a meta-schema URI",
+    )
+    parser.add_argument(
         "--output",
         choices=(TEXT, *FORMATS),
         default=TEXT,
@@ -111,6 +117,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def compile_options(args: argparse.Namespace) -> dict[str, Any]:
     """Keyword arguments for ``schemacore.compile`` from the parsed flags."""
     options: dict[str, Any] = {"format_assertion": args.format_assertion}
+    if args.default_dialect is not None:
+        options["default_dialect"] = args.default_dialect
     limits = limits_from(args)
     if limits is not None:
         options["limits"] = limits
