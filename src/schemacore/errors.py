@@ -9,7 +9,7 @@ An instance that merely does not match its schema is reported as a
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar
 
 from .paths import Path, to_pointer
@@ -139,6 +139,9 @@ class ValidationError(Exception):
             ``contains``, the errors of each item (written when first read, from the
             instance as it is then: an array of a million items costs nothing until
             someone looks).
+        params: what the keyword checked, for machines: the schema value under the
+            keyword's name (``{"maxLength": 3, "length": 5}``), and what it measured
+            (a length, a count, the missing or unexpected names, duplicate indexes).
     """
 
     # Slots: an error is built for every failure iter_errors reports, and slot stores
@@ -152,6 +155,7 @@ class ValidationError(Exception):
         "instance",
         "keyword",
         "message",
+        "params",
     )
 
     def __init__(
@@ -164,6 +168,7 @@ class ValidationError(Exception):
         absolute_keyword_location: str,
         instance: Any,
         context: Sequence[ValidationError] = (),
+        params: Mapping[str, Any] | None = None,
     ) -> None:
         super().__init__(message)
         self.message = message
@@ -175,6 +180,7 @@ class ValidationError(Exception):
         self.instance = instance
         self._context: tuple[ValidationError, ...] | Callable[[], tuple[ValidationError, ...]]
         self._context = tuple(context)
+        self.params: dict[str, Any] = dict(params) if params else {}
 
     @classmethod
     def _at(
@@ -186,6 +192,7 @@ class ValidationError(Exception):
         absolute_keyword_location: str,
         instance: Any,
         context: tuple[ValidationError, ...] | Callable[[], tuple[ValidationError, ...]],
+        params: dict[str, Any],
     ) -> ValidationError:
         """An error whose two JSON Pointers are written on first read: many callers
         only count errors or read their messages, and the pointers cost the most."""
@@ -198,6 +205,7 @@ class ValidationError(Exception):
         error.absolute_keyword_location = absolute_keyword_location
         error.instance = instance
         error._context = context
+        error.params = params
         return error
 
     @property
@@ -248,6 +256,7 @@ class ValidationError(Exception):
                 self.absolute_keyword_location,
                 self.instance,
                 self.context,
+                self.params,
             ),
         )
 
@@ -271,6 +280,7 @@ def _restore_error(
     absolute_keyword_location: str,
     instance: Any,
     context: tuple[ValidationError, ...],
+    params: dict[str, Any] | None = None,
 ) -> ValidationError:
     return ValidationError(
         message,
@@ -280,4 +290,5 @@ def _restore_error(
         absolute_keyword_location=absolute_keyword_location,
         instance=instance,
         context=context,
+        params=params,
     )

@@ -105,10 +105,12 @@ def make_error(
     keyword_path: Path,
     absolute: str,
     context: tuple[ValidationError, ...] = (),
+    params: dict[str, Any] | None = None,
 ) -> ValidationError:
-    """Build a ValidationError; it writes its JSON Pointers from the paths when read."""
+    """Build a ValidationError; it writes its JSON Pointers from the paths when read.
+    ``params`` are its machine-readable facts (see ValidationError.params)."""
     return ValidationError._at(
-        message, keyword, instance_path, keyword_path, absolute, instance, context
+        message, keyword, instance_path, keyword_path, absolute, instance, context, params or {}
     )
 
 
@@ -139,6 +141,7 @@ def leftover_errors(
                 ipath,
                 here,
                 ctx.location(keyword),
+                params={keyword: False, "unexpected": list(members)},
             )
         return
     for member in members:
@@ -165,10 +168,11 @@ class _Assertion:
     """The error path of a keyword that only asserts, derived from its check.
 
     A bound method of this object costs the garbage collector less than a closure
-    over the same values. The message (``message(x, detail)``) and the keyword's
-    absolute location are only worked out for an error."""
+    over the same values. The message (``message(x, detail)``), the params (the
+    keyword's schema value, and ``measure(x)``) and the keyword's absolute location
+    are only worked out for an error."""
 
-    __slots__ = ("ctx", "detail", "message", "name", "valid")
+    __slots__ = ("ctx", "detail", "measure", "message", "name", "valid")
 
     def __init__(
         self,
@@ -177,12 +181,14 @@ class _Assertion:
         valid: ValidFn,
         message: Callable[[Any, Any], str],
         detail: Any,
+        measure: Callable[[Any], dict[str, Any]] | None,
     ) -> None:
         self.ctx = ctx
         self.name = name
         self.valid = valid
         self.message = message
         self.detail = detail
+        self.measure = measure
 
     def errors(self, x: Any, ipath: Path, kpath: Path) -> Iterator[ValidationError]:
         try:
@@ -192,6 +198,9 @@ class _Assertion:
             raise
         if not ok:
             name = self.name
+            params = {name: self.ctx.schema.get(name)}
+            if self.measure is not None:
+                params.update(self.measure(x))
             yield make_error(
                 self.message(x, self.detail),
                 name,
@@ -199,6 +208,7 @@ class _Assertion:
                 ipath,
                 (kpath, name),
                 self.ctx.location(name),
+                params=params,
             )
 
 
@@ -210,10 +220,12 @@ def assertion(
     message: Callable[[Any, Any], str],
     detail: Any = None,
     cost: int = 10,
+    measure: Callable[[Any], dict[str, Any]] | None = None,
 ) -> Keyword:
     """A keyword of ``ctx`` that only asserts: its error path is derived from its
-    check, its message is ``message(instance, detail)``."""
-    errors = _Assertion(ctx, name, valid, message, detail).errors
+    check, its message is ``message(instance, detail)``, its error's params are its
+    schema value and ``measure(instance)``."""
+    errors = _Assertion(ctx, name, valid, message, detail, measure).errors
     return Keyword(name, applies_to, valid, errors, cost=cost)
 
 

@@ -262,6 +262,7 @@ class ValidationError(_CompatMixin, core.ValidationError):
         wrapped._paths = error._paths
         wrapped.absolute_keyword_location = error.absolute_keyword_location
         wrapped.instance = error.instance
+        wrapped.params = error.params
         wrapped._root = root
         wrapped._locator = locator
         wrapped.parent = parent

@@ -177,6 +177,7 @@ def _integer_check(ctx: SchemaContext, types: frozenset[str]) -> Keyword:
                 ipath,
                 (kpath, "type"),
                 ctx.location("type"),
+                params={"type": sorted(types), "actual": "number"},
             )
 
     return Keyword("type", "float", check, errors, cost=0)
@@ -362,6 +363,7 @@ class _Fused:
                 ipath,
                 (kpath, "type"),
                 self.ctx.location("type"),
+                params={"type": sorted(self.types), "actual": _JSON_OF[kind]},
             )
         for keyword in applicable:
             yield from keyword.errors(x, ipath, kpath)

@@ -551,6 +551,7 @@ def compile_contains(ctx: SchemaContext, value: Any) -> Keyword | None:
                     ctx.location("contains"),
                     x,
                     item_errors(x, ipath, kpath),
+                    {"matched": 0},
                 )
             else:
                 yield make_error(
@@ -561,6 +562,7 @@ def compile_contains(ctx: SchemaContext, value: Any) -> Keyword | None:
                     ipath,
                     (kpath, "minContains"),
                     ctx.location("minContains"),
+                    params={"minContains": minimum, "matched": found},
                 )
         if high is not None and found > high:
             yield make_error(
@@ -570,6 +572,7 @@ def compile_contains(ctx: SchemaContext, value: Any) -> Keyword | None:
                 ipath,
                 (kpath, "maxContains"),
                 ctx.location("maxContains"),
+                params={"maxContains": high, "matched": found},
             )
 
     track = None
@@ -668,6 +671,7 @@ def compile_any_of(ctx: SchemaContext, value: Any) -> Keyword | None:
             here,
             ctx.location("anyOf"),
             tuple(found),
+            params={"matched": []},
         )
 
     track = None
@@ -720,6 +724,7 @@ def compile_one_of(ctx: SchemaContext, value: Any) -> Keyword | None:
                 here,
                 ctx.location("oneOf"),
                 tuple(found),
+                params={"matched": []},
             )
         elif len(passing) > 1:
             yield make_error(
@@ -730,6 +735,7 @@ def compile_one_of(ctx: SchemaContext, value: Any) -> Keyword | None:
                 ipath,
                 (kpath, "oneOf"),
                 ctx.location("oneOf"),
+                params={"matched": list(passing)},
             )
 
     track = None

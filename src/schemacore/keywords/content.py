@@ -143,7 +143,15 @@ def compile_content(ctx: SchemaContext, value: Any) -> Keyword | None:
                 if failed == "contentEncoding"
                 else f"the content is not valid {media_type}"
             )
-            yield make_error(problem, failed, x, ipath, (kpath, failed), ctx.location(failed))
+            yield make_error(
+                problem,
+                failed,
+                x,
+                ipath,
+                (kpath, failed),
+                ctx.location(failed),
+                params={failed: encoding if failed == "contentEncoding" else media_type},
+            )
         elif child_errors is not None and document is not _UNPARSED:
             yield from child_errors(document, ipath, (kpath, "contentSchema"))
 

@@ -226,9 +226,13 @@ def _size(
     name: str, applies_to: str, at_least: bool, noun: str
 ) -> Callable[[SchemaContext, Any], Keyword | None]:
     words = "fewer than" if at_least else "more than"
+    measured = "length" if applies_to == "string" else "count"
 
     def message(x: Any, limit: int) -> str:
         return f"the {applies_to} has {len(x)} {noun}, {words} {limit}"
+
+    def measure(x: Any) -> dict[str, Any]:
+        return {measured: len(x)}
 
     def compile_size(ctx: SchemaContext, value: Any) -> Keyword | None:
         limit = _count(ctx, name, value)
@@ -244,7 +248,7 @@ def _size(
             def valid(x: Any) -> bool:
                 return len(x) <= limit
 
-        return assertion(ctx, name, applies_to, valid, message, limit, cost=3)
+        return assertion(ctx, name, applies_to, valid, message, limit, 3, measure)
 
     return compile_size
 
@@ -289,17 +293,31 @@ def compile_unique_items(ctx: SchemaContext, value: Any) -> Keyword | None:
         except TypeError:  # pragma: no cover - json_key always returns hashables
             return False
 
-    return assertion(ctx, "uniqueItems", "array", valid, _unique_message, cost=30)
+    return assertion(
+        ctx, "uniqueItems", "array", valid, _unique_message, cost=30, measure=_duplicates
+    )
 
 
-def _unique_message(x: Any, detail: None) -> str:
+def _first_duplicate(x: Any) -> tuple[int, int] | None:
     seen: dict[Any, int] = {}
     for index, item in enumerate(x):
         key = json_key(item)
         if key in seen:
-            return f"the array items are not unique (items {seen[key]} and {index} are equal)"
+            return seen[key], index
         seen[key] = index
-    return "the array items are not unique"
+    return None  # pragma: no cover - only asked once the check failed
+
+
+def _duplicates(x: Any) -> dict[str, Any]:
+    pair = _first_duplicate(x)
+    return {"duplicates": list(pair)} if pair is not None else {}
+
+
+def _unique_message(x: Any, detail: None) -> str:
+    pair = _first_duplicate(x)
+    if pair is not None:
+        return f"the array items are not unique (items {pair[0]} and {pair[1]} are equal)"
+    return "the array items are not unique"  # pragma: no cover
 
 
 # -- objects ------------------------------------------------------------------------
@@ -332,6 +350,7 @@ def compile_required(ctx: SchemaContext, value: Any) -> Keyword | None:
                     ipath,
                     (kpath, "required"),
                     ctx.location("required"),
+                    params={"required": list(names), "missing": [name]},
                 )
 
     return Keyword("required", "object", valid, errors, cost=4)
@@ -368,6 +387,7 @@ def compile_dependent_required(
                             ipath,
                             ((kpath, keyword), name),
                             ctx.location(keyword, name),
+                            params={"property": name, "missing": [other]},
                         )
 
     return Keyword(keyword, "object", valid, errors, cost=6)
