@@ -123,6 +123,10 @@ def _emit_child(
 ) -> None:
     """Checks of a subschema on ``var``, inlined when small enough, else a call."""
     node, closing, where = _edge(parent, tokens)
+    if closing is not None and closing.loop:
+        # A loop without progress: the closures' call records it (see Node.loop).
+        w.add(indent, f"if not {w.const(recursion(closing, where)[0])}({var}): return False")
+        return
     if closing is not None:
         _recursive_call(w, indent, node, closing, where, var)
         return
@@ -367,7 +371,7 @@ def _items(
         return False
     item = w.var()
     target, closing, where = _edge(node, ("items",))
-    if closing is not None and not closing.memo:
+    if closing is not None and not closing.memo and not closing.loop:
         # Every item is one level deeper: count the level once around the loop, not
         # once per item (only for a non-empty array, as the per-item count would).
         context = closing.context

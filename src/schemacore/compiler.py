@@ -21,6 +21,7 @@ dynamic reference becomes a static call on a node specialised for that scope.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 from . import dialects
@@ -302,9 +303,14 @@ class Compiler:
         return tuple(sorted((*scope, *new)))
 
     def check_progress(self) -> None:
-        """Raise SchemaError if some in-place reference chain loops back on itself,
+        """Mark the nodes on reference loops without progress (Node.loop), and raise
         ExecutionFailure if one value could be checked against too many subschemas
-        in place."""
+        in place.
+
+        A loop that applies schemas in place forever is not refused here: whether
+        an instance ever takes it is not known until one does (the loop may sit in
+        a branch no instance reaches, as in real schemas that validate fine), so the
+        call that takes it fails closed then (keywords.core.enter_loop)."""
         if not self.cycles and self._cache:
             # Without a closing edge no chain can loop, and every in-place edge is a
             # child edge counted in Node.paths, so no value is checked in place
@@ -313,32 +319,15 @@ class Compiler:
             root = next(iter(self._cache.values()))
             if root.paths <= self.options.limits.max_inplace_applications:
                 return
-        white, grey, black = 0, 1, 2
-        colour: dict[tuple[Any, ...], int] = {}
-        for start in self._edges:
-            if colour.get(start, white) != white:
-                continue
-            colour[start] = grey
-            stack = [(start, iter(self._edges.get(start, ())))]
-            while stack:
-                current, children = stack[-1]
-                for child in children:
-                    state = colour.get(child, white)
-                    if state == grey:
-                        raise SchemaError(
-                            "reference loop without progress: the schema at "
-                            f"{self._where.get(child, '')!r} applies itself to the same "
-                            "instance location forever",
-                            location=self._where.get(current, ""),
-                            reason="reference-loop",
-                        )
-                    if state == white:
-                        colour[child] = grey
-                        stack.append((child, iter(self._edges.get(child, ()))))
-                        break
-                else:
-                    colour[current] = black
-                    stack.pop()
+        if self.cycles:
+            for number, component in enumerate(_loops(self._edges), 1):
+                for key in component:
+                    self._cache[key].loop = number
+                # Each pass round a loop fails closed at once: the fan-out count
+                # below counts the schemas of a loop once, without its loop edges.
+                members = set(component)
+                for key in component:
+                    self._edges[key] = [c for c in self._edges.get(key, ()) if c not in members]
         self._check_fan_out()
 
     def _check_fan_out(self) -> None:
@@ -385,3 +374,53 @@ def _refuse_unsupported(schema_uri: str, location: str) -> None:
             "2019-09, 7, 6 and 4",
             location=location,
         )
+
+
+Key = tuple[Any, ...]
+
+
+def _loops(edges: dict[Key, list[Key]]) -> list[list[Key]]:
+    """The strongly connected components of the in-place edges that hold a cycle
+    (iterative Tarjan: schemas are deep)."""
+    index: dict[Key, int] = {}
+    low: dict[Key, int] = {}
+    on_stack: set[Key] = set()
+    stack: list[Key] = []
+    found: list[list[Key]] = []
+    for root in list(edges):
+        if root in index:
+            continue
+        work: list[tuple[Key, Iterator[Key]]] = [(root, iter(edges.get(root, ())))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, children = work[-1]
+            advanced = False
+            for child in children:
+                if child not in index:
+                    index[child] = low[child] = len(index)
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(edges.get(child, ()))))
+                    advanced = True
+                    break
+                if child in on_stack:
+                    low[node] = min(low[node], index[child])
+            if advanced:
+                continue
+            work.pop()
+            if work:
+                parent = work[-1][0]
+                low[parent] = min(low[parent], low[node])
+            if low[node] == index[node]:
+                component = []
+                while True:
+                    top = stack.pop()
+                    on_stack.discard(top)
+                    component.append(top)
+                    if top == node:
+                        break
+                if len(component) > 1 or node in edges.get(node, ()):
+                    found.append(component)
+    return found

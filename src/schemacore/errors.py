@@ -36,7 +36,6 @@ REASONS: dict[str, str] = {
     "unresolvable-reference": "a reference names no schema that is registered or bundled",
     "loader-failed": "the caller's loader raised while retrieving a document",
     "duplicate-identifier": "one document defines an $id or anchor twice",
-    "reference-loop": "references apply a schema to the same instance location forever",
     "not-json": "the schema holds a value outside the JSON data model",
     # UnsupportedCapability
     "unsupported-dialect": "$schema names draft 3, an unknown or unreachable dialect",
@@ -44,6 +43,7 @@ REASONS: dict[str, str] = {
     "unsupported-format": "a format is asserted that has no checker",
     # ExecutionFailure
     "limit-exceeded": "a limit was exceeded (its name is in ``limit``)",
+    "reference-loop": "references applied a schema to the same instance location again",
     "instance-not-json": "the instance holds a value outside the JSON data model",
     "checker-failed": "the caller's format checker raised",
 }

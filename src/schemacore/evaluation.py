@@ -118,20 +118,29 @@ class _Evaluation:
 
     def run(self, root: Node, instance: Any) -> Unit:
         state = self.state
-        # Each pending walk with its depth; state.depth is that depth while it runs,
-        # so the compiled closures it calls count on from there.
-        stack: list[tuple[Walk, int, Unit | None]] = [
-            (self.node(root, instance, "", ""), state.depth, None)
+        # Each pending walk with its depth, and for a node on a loop without
+        # progress (Node.loop) its application in progress; state.depth is that
+        # depth while it runs, so the compiled closures it calls count on from there.
+        running: set[tuple[int, int]] = set()
+        stack: list[tuple[Walk, int, Unit | None, tuple[int, int] | None]] = [
+            (
+                self.node(root, instance, "", ""),
+                state.depth,
+                None,
+                self._enter(running, root, instance, ""),
+            )
         ]
         sent: Any = None
         while True:
-            walk, depth, parent = stack[-1]
+            walk, depth, parent, key = stack[-1]
             saved = state.depth
             state.depth = depth
             try:
                 request = walk.send(sent)
             except StopIteration as done:
                 stack.pop()
+                if key is not None:
+                    running.discard(key)
                 result: Unit = done.value
                 if parent is None:
                     return result
@@ -145,8 +154,22 @@ class _Evaluation:
                 depth += 1
                 if depth > self.limit:
                     raise too_deep(self.limit, target.uri, ipath)
-            stack.append((self.node(target, x, ipath, kpath), depth, owner))
+            key = self._enter(running, target, x, ipath)
+            stack.append((self.node(target, x, ipath, kpath), depth, owner, key))
             sent = None
+
+    @staticmethod
+    def _enter(
+        running: set[tuple[int, int]], node: Node, x: Any, ipath: str
+    ) -> tuple[int, int] | None:
+        """Record the application of a node on a loop; fail closed on a repeat."""
+        if not node.loop:
+            return None
+        key = (id(node), id(x))
+        if key in running:
+            raise core.loop_failure(node, node.uri, ipath)
+        running.add(key)
+        return key
 
     def node(self, node: Node, x: Any, ipath: str, kpath: str) -> Walk:
         if node.memo:

@@ -35,6 +35,10 @@ class CallState(threading.local):
     # share of it: they go on counting its repeated applications, so walking every
     # context of a report that doubles with each level fails as the report would.
     reads: dict[str, Any] | None = None
+    # (id(node), id(value)) of the applications in progress of the nodes on a
+    # reference loop without progress (Node.loop): meeting one again means the loop
+    # is running, and the call fails closed (keywords.core.loop_failure).
+    running: set[tuple[int, int]] | None = None
 
     def forget(self) -> None:
         """Drop what the memoising nodes kept of the last call's instance."""

@@ -244,6 +244,7 @@ class Node:
         "inline_ok",
         "keywords",
         "lone",
+        "loop",
         "memo",
         "only",
         "paths",
@@ -273,6 +274,11 @@ class Node:
         # Whether calls through those edges into this node memoise is_valid results,
         # because the cycle can apply it to one value more than once (recursion.py).
         self.memo = False
+        # Non-zero (the loop's number) when the node is on a reference loop that
+        # applies schemas in place without consuming the instance: nothing at compile
+        # time says whether an instance takes that path, so the call that does fails
+        # closed when it comes back to the same node with the same value.
+        self.loop = 0
         self.paths = 1
         self.types: frozenset[str] | None = None
         # The closure-built fast path, kept beside generated code as its fallback;

@@ -120,7 +120,9 @@ def _fans_out(component: set[Node]) -> bool:
         inplace[node] = [
             child
             for tokens, child in node.children.items()
-            if _in_place(node, tokens) and child in component
+            if _in_place(node, tokens)
+            and child in component
+            and not (node.loop and child.loop == node.loop)  # a loop fails at once
         ]
         below.update(inplace[node])
 

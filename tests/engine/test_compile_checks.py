@@ -62,15 +62,52 @@ def test_in_place_fan_out_is_found_with_or_without_a_cycle(levels: int) -> None:
     assert found == [True, True, True, False, False, False]
 
 
-def test_a_reference_loop_is_found_whatever_the_paths() -> None:
-    schema = {
-        "$defs": {"a": {"$ref": "#/$defs/b"}, "b": {"allOf": [{"$ref": "#/$defs/a"}]}},
-        "$ref": "#/$defs/a",
-    }
-    with pytest.raises(schemacore.SchemaError, match="reference loop without progress"):
-        schemacore.compile(schema)
-    with pytest.raises(schemacore.SchemaError, match="reference loop without progress"):
-        schemacore.compile(schema, limits=Limits(max_inplace_applications=10**9))
+LOOP = {"$defs": {"a": {"$ref": "#/$defs/b"}, "b": {"allOf": [{"$ref": "#/$defs/a"}]}}}
+
+
+def _takes_the_loop(validator: schemacore.Validator, instance: Any) -> list[str]:
+    """The reasons of the failures of every path that runs ``instance``."""
+    reasons = []
+    for run in (
+        validator.is_valid,
+        lambda x: list(validator.iter_errors(x)),
+        lambda x: validator.evaluate(x).valid,
+    ):
+        with pytest.raises(schemacore.ExecutionFailure) as caught:
+            run(instance)
+        assert caught.value.error_class == "execution_failure"
+        reasons.append(caught.value.reason)
+    return reasons
+
+
+def test_a_reference_loop_fails_closed_when_it_runs_whatever_the_paths() -> None:
+    schema = {**LOOP, "$ref": "#/$defs/a"}
+    for limits in (None, Limits(max_inplace_applications=10**9)):
+        validator = schemacore.compile(schema, limits=limits)
+        assert _takes_the_loop(validator, 1) == ["reference-loop"] * 3
+        validator._promote()  # generated code fails closed too
+        assert _takes_the_loop(validator, {"a": [1]}) == ["reference-loop"] * 3
+
+
+def test_a_reference_loop_no_instance_takes_is_no_error() -> None:
+    # The loop sits behind a branch that only non-strings reach, as in real schemas
+    # that validate every document they are given.
+    schema = {**LOOP, "anyOf": [{"type": "string"}, {"$ref": "#/$defs/a"}]}
+    validator = schemacore.compile(schema)
+    assert validator.is_valid("fine")
+    assert list(validator.iter_errors("fine")) == []
+    # evaluate() applies every branch of anyOf (for their annotations): it runs the
+    # loop, and fails closed.
+    with pytest.raises(schemacore.ExecutionFailure):
+        validator.evaluate("fine")
+    assert _takes_the_loop(validator, 1) == ["reference-loop"] * 3
+    # A loop under a keyword that never applies to the instance's type.
+    typed = schemacore.compile(
+        {**LOOP, "type": ["string", "object"], "properties": {"p": {"$ref": "#/$defs/a"}}}
+    )
+    assert typed.is_valid("x") and typed.is_valid({"q": 1})
+    assert typed.evaluate("x").valid and list(typed.iter_errors({"q": 1})) == []
+    assert _takes_the_loop(typed, {"p": 1}) == ["reference-loop"] * 3
 
 
 @pytest.mark.parametrize(

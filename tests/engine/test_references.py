@@ -635,33 +635,52 @@ def test_mutually_recursive_definitions() -> None:
     assert not validator.is_valid({"b": [{"b": {}}]})
 
 
-@pytest.mark.parametrize(
-    "schema",
-    [
-        pytest.param({"$ref": "#"}, id="self"),
-        pytest.param(
-            {
-                "$ref": "#/$defs/a",
-                "$defs": {"a": {"$ref": "#/$defs/b"}, "b": {"$ref": "#/$defs/a"}},
-            },
-            id="two-step-defs",
-        ),
-        pytest.param({"allOf": [{"$ref": "#"}]}, id="allOf"),
-        pytest.param({"anyOf": [{"type": "string"}, {"$ref": "#"}]}, id="anyOf"),
-        pytest.param({"oneOf": [{"$ref": "#"}, {"type": "string"}]}, id="oneOf"),
-        pytest.param({"not": {"$ref": "#"}}, id="not"),
-        pytest.param({"if": True, "then": {"$ref": "#"}}, id="then"),
-        pytest.param({"dependentSchemas": {"a": {"$ref": "#"}}}, id="dependentSchemas"),
-        pytest.param({"$id": "https://example.com/s", "$ref": "https://example.com/s"}, id="by-id"),
-        pytest.param(
-            {"$id": "https://example.com/d", "$dynamicAnchor": "x", "$dynamicRef": "#x"},
-            id="dynamicRef",
-        ),
-    ],
-)
-def test_reference_loop_without_progress_is_a_compile_error(schema: dict[str, Any]) -> None:
-    with pytest.raises(SchemaError, match="loop"):
-        schemacore.compile(schema)
+# Each with an instance that takes the loop.
+LOOPS = [
+    pytest.param({"$ref": "#"}, 1, id="self"),
+    pytest.param(
+        {
+            "$ref": "#/$defs/a",
+            "$defs": {"a": {"$ref": "#/$defs/b"}, "b": {"$ref": "#/$defs/a"}},
+        },
+        1,
+        id="two-step-defs",
+    ),
+    pytest.param({"allOf": [{"$ref": "#"}]}, 1, id="allOf"),
+    pytest.param({"anyOf": [{"type": "string"}, {"$ref": "#"}]}, 1, id="anyOf"),
+    pytest.param({"oneOf": [{"$ref": "#"}, {"type": "string"}]}, 1, id="oneOf"),
+    pytest.param({"not": {"$ref": "#"}}, 1, id="not"),
+    pytest.param({"if": True, "then": {"$ref": "#"}}, 1, id="then"),
+    pytest.param({"dependentSchemas": {"a": {"$ref": "#"}}}, {"a": 1}, id="dependentSchemas"),
+    pytest.param({"$id": "https://example.com/s", "$ref": "https://example.com/s"}, 1, id="by-id"),
+    pytest.param(
+        {"$id": "https://example.com/d", "$dynamicAnchor": "x", "$dynamicRef": "#x"},
+        1,
+        id="dynamicRef",
+    ),
+]
+
+
+def _fails_closed(validator: schemacore.Validator, instance: Any) -> None:
+    for run in (
+        validator.is_valid,
+        lambda x: list(validator.iter_errors(x)),
+        lambda x: validator.evaluate(x),
+    ):
+        with pytest.raises(schemacore.ExecutionFailure) as caught:
+            run(instance)
+        assert caught.value.reason == "reference-loop"
+        assert "loop without progress" in caught.value.message
+
+
+@pytest.mark.parametrize(("schema", "instance"), LOOPS)
+def test_reference_loop_without_progress_fails_closed_when_it_runs(
+    schema: dict[str, Any], instance: Any
+) -> None:
+    validator = schemacore.compile(schema)  # no error: nothing has run the loop yet
+    _fails_closed(validator, instance)
+    validator._promote()
+    _fails_closed(validator, instance)
 
 
 def test_reference_loop_across_registry_documents() -> None:
@@ -669,8 +688,8 @@ def test_reference_loop_across_registry_documents() -> None:
         "https://example.com/a": {"$ref": "https://example.com/b"},
         "https://example.com/b": {"$ref": "https://example.com/a"},
     }
-    with pytest.raises(SchemaError, match="loop"):
-        schemacore.compile({"$ref": "https://example.com/a"}, registry=registry)
+    validator = schemacore.compile({"$ref": "https://example.com/a"}, registry=registry)
+    _fails_closed(validator, None)
 
 
 @pytest.mark.parametrize(

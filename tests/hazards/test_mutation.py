@@ -330,13 +330,26 @@ def test_a_schema_that_fails_to_compile_is_not_modified() -> None:
     for schema in (
         {"properties": {"a": {"$ref": "#/$defs/missing"}}, "default": {}},
         {"type": "strin", "properties": {"a": {"default": 1}}},
-        {"$defs": {"a": {"$ref": "#/$defs/b"}, "b": {"$ref": "#/$defs/a"}}, "$ref": "#/$defs/a"},
+        {"$defs": {"a": {"$anchor": "x"}, "b": {"$anchor": "x"}}},
         {"pattern": "(unclosed"},
     ):
         snapshot = Snapshot(schema)
         with pytest.raises(SchemaCoreError):
             schemacore.compile(schema)
         snapshot.assert_unchanged("the schema")
+
+
+def test_a_schema_and_instance_that_run_a_reference_loop_are_not_modified() -> None:
+    schema = {
+        "$defs": {"a": {"$ref": "#/$defs/b"}, "b": {"$ref": "#/$defs/a"}},
+        "$ref": "#/$defs/a",
+    }
+    instance = {"a": [1, {"default": 2}]}
+    snapshots = Snapshot(schema), Snapshot(instance)
+    with pytest.raises(ExecutionFailure):
+        schemacore.compile(schema).is_valid(instance)
+    snapshots[0].assert_unchanged("the schema")
+    snapshots[1].assert_unchanged("the instance")
 
 
 def test_an_instance_that_hits_a_limit_is_not_modified() -> None:

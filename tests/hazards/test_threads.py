@@ -227,7 +227,6 @@ def test_compiling_in_many_threads_at_once(busy_switching: None) -> None:
     assert results == [(True, False)] * (THREADS * 5)
 
 
-
 class SlowEviction(dict[str, Any]):
     """The pattern cache, with a thread switch in the middle of every eviction."""
 
@@ -268,6 +267,7 @@ def test_pattern_cache_eviction_in_many_threads(
     assert crashes == []
     assert answers == [True] * (THREADS * 50)
     assert len(ecma262._CACHE) <= 4
+
 
 # -- the time budget is per thread, per call ------------------------------------------
 

@@ -38,6 +38,9 @@ __all__ = [
     "compile_boolean",
     "compile_ref",
     "count_repeat",
+    "enter_loop",
+    "leave_loop",
+    "loop_failure",
     "memoised",
     "pattern_search",
     "recursion",
@@ -171,22 +174,30 @@ def recursion(
             # so deep instances reach max_instance_depth before Python's own limit.
             compiler.promote()
         state.depth = depth
+        if node.loop:
+            enter_loop(state, node, x, location)
         try:
             if node.memo:
                 return memoised(state, node, x)
             return node.valid(x)
         finally:
             state.depth = depth - 1
+            if node.loop:
+                leave_loop(state, node, x)
 
     def track(x: Any, acc: Evaluated) -> bool:
         depth = state.depth + 1
         if depth > limit:
             raise too_deep(limit, location)
         state.depth = depth
+        if node.loop:
+            enter_loop(state, node, x, location)
         try:
             return node.track(x, acc)
         finally:
             state.depth = depth - 1
+            if node.loop:
+                leave_loop(state, node, x)
 
     def errors(x: Any, ipath: Path, kpath: Path) -> Iterator[ValidationError]:
         # The depth is the same count as valid()'s: edges closing a cycle, from
@@ -198,23 +209,62 @@ def recursion(
             raise too_deep(limit, location, to_pointer(ipath))
         if node.memo:
             count_repeat(node, x, ipath)
+        # The same for the applications in progress of a node on a loop.
         saved = state.depth
         state.depth = depth
+        if node.loop:
+            enter_loop(state, node, x, location, ipath)
         try:
             inner = iter(node.errors(x, ipath, kpath))
             error = next(inner, None)
         finally:
             state.depth = saved
+            if node.loop:
+                leave_loop(state, node, x)
         while error is not None:
             yield error
             saved = state.depth
             state.depth = depth
+            if node.loop:
+                enter_loop(state, node, x, location, ipath)
             try:
                 error = next(inner, None)
             finally:
                 state.depth = saved
+                if node.loop:
+                    leave_loop(state, node, x)
 
     return valid, errors, track
+
+
+def loop_failure(node: Node, location: str, ipath: Path | str = None) -> ExecutionFailure:
+    """The failure of a call that runs a reference loop without progress."""
+    return ExecutionFailure(
+        f"reference loop without progress: the schema at {node.uri!r} applies itself "
+        "to the same instance location again, and would forever",
+        location=ipath if isinstance(ipath, str) else to_pointer(ipath),
+        schema_location=location,
+        limit="reference_loop",
+        reason="reference-loop",
+    )
+
+
+def enter_loop(state: CallState, node: Node, x: Any, location: str, ipath: Path = None) -> None:
+    """Record an application of a node on a loop without progress (Node.loop) to
+    ``x``; meeting one in progress again means the loop is running: validation is
+    deterministic, so the same node on the same value would loop forever."""
+    running = state.running
+    if running is None:
+        running = state.running = set()
+    key = (id(node), id(x))
+    if key in running:
+        raise loop_failure(node, location, ipath)
+    running.add(key)
+
+
+def leave_loop(state: CallState, node: Node, x: Any) -> None:
+    if state.running is not None:
+        state.running.discard((id(node), id(x)))
 
 
 def count_repeat(node: Node, x: Any, ipath: Path | str) -> None:
