@@ -12,10 +12,13 @@ to a schemacore name must resolve.
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 from typing import Any
 
+from docutils import nodes
+from sphinx import addnodes
 from sphinx.util.nodes import make_refnode
 
 _DOCS = Path(__file__).resolve().parent
@@ -118,8 +121,33 @@ def _unique_short_name(app: Any, env: Any, node: Any, contnode: Any) -> Any:
     return make_refnode(app.builder, node["refdoc"], entry.docname, entry.node_id, contnode, found[0])
 
 
+_PRIVATE_PARAMETER = re.compile(r",\s*_[A-Za-z]\w*[^,()\[\]]*(?=[,)])")
+
+
+def _public_signature(
+    app: Any, what: str, name: str, obj: Any, options: Any, signature: str | None, returns: Any
+) -> tuple[str | None, Any]:
+    """Leave out the parameters whose names start with an underscore (internal
+    switches such as ``Validator(_check_schema=...)``), and the ``(*args, **kwargs)``
+    of a protocol class, which is never called."""
+    if what == "class" and getattr(obj, "_is_protocol", False):
+        return "", returns
+    if signature:
+        signature = _PRIVATE_PARAMETER.sub("", signature)
+    return signature, returns
+
+
+def _drop_object_base(app: Any, doctree: Any) -> None:
+    """``Bases: object`` says nothing: leave it out."""
+    for paragraph in list(doctree.findall(nodes.paragraph)):
+        if paragraph.astext() == "Bases: object" and isinstance(paragraph.parent, addnodes.desc_content):
+            paragraph.parent.remove(paragraph)
+
+
 def setup(app: Any) -> None:
     app.connect("autodoc-process-bases", _public_bases)
+    app.connect("autodoc-process-signature", _public_signature)
+    app.connect("doctree-read", _drop_object_base)
     app.connect("missing-reference", _unique_short_name)
 
 
