@@ -29,7 +29,7 @@ import schemacore  # noqa: E402
 
 project = "schemacore"
 author = "the schemacore authors"
-copyright = "the schemacore authors"  # noqa: A001
+copyright = "the schemacore authors"
 release = schemacore.__version__
 version = release
 
@@ -118,7 +118,9 @@ def _unique_short_name(app: Any, env: Any, node: Any, contnode: Any) -> Any:
     if len(found) != 1:
         return None
     entry = domain.objects[found[0]]
-    return make_refnode(app.builder, node["refdoc"], entry.docname, entry.node_id, contnode, found[0])
+    return make_refnode(
+        app.builder, node["refdoc"], entry.docname, entry.node_id, contnode, found[0]
+    )
 
 
 _PRIVATE_PARAMETER = re.compile(r",\s*_[A-Za-z]\w*[^,()\[\]]*(?=[,)])")
@@ -140,8 +142,9 @@ def _public_signature(
 def _drop_object_base(app: Any, doctree: Any) -> None:
     """``Bases: object`` says nothing: leave it out."""
     for paragraph in list(doctree.findall(nodes.paragraph)):
-        if paragraph.astext() == "Bases: object" and isinstance(paragraph.parent, addnodes.desc_content):
-            paragraph.parent.remove(paragraph)
+        parent = paragraph.parent
+        if paragraph.astext() == "Bases: object" and isinstance(parent, addnodes.desc_content):
+            parent.remove(paragraph)
 
 
 def setup(app: Any) -> None:
