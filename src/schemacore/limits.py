@@ -18,9 +18,10 @@ __all__ = ["Limits"]
 class Limits:
     """Bounds applied while compiling a schema and validating an instance.
 
-    The defaults are meant for untrusted schemas and instances.
+    The defaults are meant for untrusted schemas and instances. The schema limits are
+    checked by ``compile``, the instance limits while validating.
 
-    Schema (checked by ``compile``):
+    Schema limits:
         max_schema_depth: deepest nesting of subschemas in one schema document.
         max_subschemas: most schema objects compiled for one validator, counting
             each specialisation of a schema reached through a different dynamic scope.
@@ -45,7 +46,7 @@ class Limits:
             regular-expression engine unrolls such repeats while compiling, so a
             short pattern can cost as much as a long one.
 
-    Instance (checked while validating):
+    Instance limits:
         max_instance_depth: how many recursive applications (through a reference
             or subschema that leads back to a schema being applied) may be nested
             while validating one instance. Only a recursive schema can descend

@@ -438,11 +438,11 @@ class ToolCatalog:
     """Admits batches of tools with one set of schema options.
 
     Args:
-        registry, loader, format_assertion, content_assertion, limits,
-            boundary_limits: passed to ``validate_schema`` for every schema.
+        registry, loader, format_assertion, content_assertion, limits, boundary_limits:
+            passed to ``validate_schema`` for every schema.
         backends: when given, every tool must name one of these backends.
-        dialects: the dialects admitted (see :mod:`.dialects`); the default is
-            Draft 2020-12 only. ``admit_batch(dialects=...)`` overrides it.
+        dialects: the dialects admitted (see ``schemacore.runtime.dialects``); the
+            default is Draft 2020-12 only. ``admit_batch(dialects=...)`` overrides it.
     """
 
     def __init__(
@@ -479,7 +479,7 @@ class ToolCatalog:
     ) -> AdmittedBundle:
         """Admit a batch of tools as one bundle.
 
-        ``tools`` is a list of MCP entries or :class:`ToolDescriptor`s, an MCP
+        ``tools`` is a list of MCP entries or :class:`ToolDescriptor` objects, an MCP
         ``tools/list`` result, or the MCP SDK's own objects (``Tool``,
         ``ListToolsResult``: anything with ``model_dump``); optional fields that are
         ``None``, as pydantic dumps them, count as absent.
@@ -488,7 +488,7 @@ class ToolCatalog:
         ``"quarantine"`` leaves out tools whose only problems are
         ``unsupported_capability`` schema errors; ``"isolate"`` leaves out every
         tool with any problem, and every tool whose contract's compensation tool
-        was left out (see :mod:`.omission`). Batch-level problems refuse the batch
+        was left out (see ``schemacore.runtime.omission``). Batch-level problems refuse the batch
         in every mode.
 
         ``dialects`` overrides the catalog's dialects for this batch.

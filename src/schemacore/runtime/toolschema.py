@@ -303,9 +303,9 @@ def validate_schema(
     output schema: any Draft 2020-12 schema, no object-root rule).
 
     ``dialects`` lists the dialects admitted besides Draft 2020-12 (short names such
-    as ``"draft-07"`` or meta-schema URIs; see :mod:`.dialects`). A schema that
-    declares a listed dialect is compiled by the engine under that dialect's own
-    rules; while the engine cannot, it is ``unsupported_capability`` as before.
+    as ``"draft-07"`` or meta-schema URIs; see ``schemacore.runtime.dialects``). A
+    schema that declares a listed dialect is compiled by the engine under that
+    dialect's own rules; while the engine cannot, it is ``unsupported_capability`` as before.
 
     Raises:
         BoundaryError: with ``error_class`` ``"validation"`` (not a valid schema,

@@ -61,7 +61,7 @@ class Limiter(Protocol):
     """The contract's rate and concurrency limits, as the gateway uses them."""
 
     def reserve(self, contract: ToolContract, key: RateKey) -> Reservation | tuple[str, str]:
-        """A :class:`Reservation` drawn from bucket ``key`` (see :func:`rate_key`),
+        """A :class:`Reservation` drawn from bucket ``key`` (see ``rate_key``),
         or ``(code, reason)``: ``concurrency-limited`` or ``rate-limited``."""
         ...
 
@@ -96,7 +96,7 @@ class ContractLimiter:
         self._in_flight: dict[str, int] = {}
 
     def reserve(self, contract: ToolContract, key: RateKey) -> Slot | tuple[str, str]:
-        """A :class:`Slot` drawn from bucket ``key`` (see :func:`rate_key`), or
+        """A :class:`Slot` drawn from bucket ``key`` (see ``rate_key``), or
         ``(code, reason)``: ``concurrency-limited`` or ``rate-limited``."""
         tool_id = contract.tool_id
         limits = contract["rateLimits"]

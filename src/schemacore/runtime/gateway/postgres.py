@@ -44,7 +44,7 @@ class PostgresJournal:
     Args:
         dsn: a libpq connection string or URI (``postgresql://user@host/db``).
         schema: the PostgreSQL schema (namespace) holding the tables; created or
-            migrated on first use (versioned, see :mod:`.pg_schema`).
+            migrated on first use (versioned, see ``schemacore.runtime.gateway.pg_schema``).
         lease_seconds: how long an owner lease lives without a heartbeat; another
             gateway recovers an owner's intents only after that. The heartbeat
             renews every third of it.
