@@ -53,7 +53,7 @@ class SchemaCoreError(Exception):
     """Base class of every error schemacore raises on purpose.
 
     ``error_class`` is a stable machine-readable category and ``reason`` a stable
-    code naming what is wrong (see :data:`REASONS`); ``location`` is the JSON
+    code naming what is wrong (see ``schemacore.errors.REASONS``); ``location`` is the JSON
     Pointer (into the schema, or into the instance for execution failures) of the
     place the problem was found, ``""`` meaning the root.
     """
