@@ -17,6 +17,7 @@ names, generated identifiers and Python syntax.
 from __future__ import annotations
 
 from collections.abc import Callable
+from decimal import Decimal
 from time import monotonic
 from typing import Any, NamedTuple
 
@@ -402,9 +403,7 @@ def _size(op: str) -> Emitter:
     def emit(
         w: _Writer, i: int, node: Node, ctx: SchemaContext, k: Keyword, x: str, t: str, d: int
     ) -> bool:
-        limit = ctx.schema[k.name]
-        if isinstance(limit, float):
-            limit = int(limit)
+        limit = va.whole(ctx.schema[k.name])
         w.add(i, f"if len({x}) {op} {w.const(limit)}: return False")
         return True
 
@@ -423,7 +422,10 @@ def _bound(op: str) -> Emitter:
     def emit(
         w: _Writer, i: int, node: Node, ctx: SchemaContext, k: Keyword, x: str, t: str, d: int
     ) -> bool:
-        w.add(i, f"if not ({x} {op} {w.const(ctx.schema[k.name])}): return False")
+        limit = ctx.schema[k.name]
+        if isinstance(limit, Decimal):
+            return False  # a float meets it as its shortest repr: the closure's work
+        w.add(i, f"if not ({x} {op} {w.const(limit)}): return False")
         return True
 
     return emit

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from decimal import Decimal
 from typing import Any
 
 __all__ = ["show"]
@@ -57,6 +58,8 @@ def _write_items(
 
 
 def _scalar(value: Any) -> str:
+    if isinstance(value, Decimal):
+        return Decimal.__str__(value)  # 1.5, as the JSON text wrote it, not Decimal('1.5')
     try:
         return repr(value)
     except ValueError:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import threading
+from decimal import Decimal
 from typing import Any
 
 from .errors import ExecutionFailure
@@ -55,13 +56,15 @@ def non_json(value: Any, path: Path = None) -> ExecutionFailure:
     """The error for a value outside the JSON data model."""
     if isinstance(value, float):
         what = f"the float {value!r}, which JSON cannot represent"
+    elif isinstance(value, Decimal):
+        what = f"the Decimal {Decimal.__str__(value)}, which JSON cannot represent"
     else:
         name = type(value).__name__
         article = "an" if name[:1].lower() in "aeiou" else "a"
         what = f"{article} {name}, which is not a JSON value"
     return ExecutionFailure(
         f"the instance contains {what} (JSON values are dict, list, str, int, float, "
-        "bool and None)",
+        "finite Decimal, bool and None)",
         location=to_pointer(path),
         limit="json_data_model",
     )
@@ -83,6 +86,9 @@ def check_json_value(value: Any) -> None:
     """Raise unless ``value`` is a JSON scalar or container (not looking inside)."""
     if isinstance(value, float):
         if not math.isfinite(value):
+            raise non_json(value)
+    elif isinstance(value, Decimal):
+        if not Decimal.is_finite(value):
             raise non_json(value)
     elif not isinstance(value, (dict, list, *_SCALARS)):
         raise non_json(value)

@@ -3,16 +3,31 @@
 JSON has one number type, so ``1 == 1.0``; but ``true`` is not ``1``, although
 Python says ``True == 1``. Everything that compares instance values (``enum``,
 ``const``, ``uniqueItems``) goes through :func:`json_key` or :func:`json_equal`.
+
+A finite ``decimal.Decimal`` is a JSON number too (``json.loads(text,
+parse_float=Decimal)``), equal to a float when it is that float's shortest repr (the
+decimal the float was written as), so ``Decimal("0.1")`` equals ``0.1``, and to an
+integer or integral float of its value, so ``Decimal("1.0")`` equals ``1``.
 """
 
 from __future__ import annotations
 
 import math
+from decimal import MAX_EMAX, MAX_PREC, MIN_EMIN, Context, Decimal, InvalidOperation
 from typing import Any
 
 from .errors import ExecutionFailure
 
-__all__ = ["JSON_TYPES", "json_equal", "json_key", "json_type", "type_name"]
+__all__ = [
+    "EXACT",
+    "JSON_TYPES",
+    "as_decimal",
+    "decimal_integral",
+    "json_equal",
+    "json_key",
+    "json_type",
+    "type_name",
+]
 
 JSON_TYPES = frozenset({"null", "boolean", "object", "array", "number", "string", "integer"})
 
@@ -51,15 +66,48 @@ def json_type(value: Any) -> str | None:
         return "number"  # however long: math.isfinite would overflow on a huge one
     if isinstance(value, float):
         return "number" if math.isfinite(float.__float__(value)) else None
+    if isinstance(value, Decimal):
+        return "number" if Decimal.is_finite(value) else None
     return None
 
 
 def type_name(value: Any) -> str:
     """A JSON type name for messages ("integer" for integral numbers)."""
     kind = json_type(value)
-    if kind == "number" and (isinstance(value, int) or float(value).is_integer()):
+    if kind == "number" and (
+        isinstance(value, int)
+        or (decimal_integral(value) if isinstance(value, Decimal) else float(value).is_integer())
+    ):
         return "integer"
     return kind if kind is not None else f"non-JSON value ({type(value).__name__})"
+
+
+# Decimal arithmetic rounds to the calling thread's context, which may also trap:
+# the little the engine does with Decimals runs in this context, where every result
+# it asks for is exact (callers keep the operands small: see validation.multipleOf).
+EXACT = Context(prec=MAX_PREC, Emax=MAX_EMAX, Emin=MIN_EMIN, traps=[InvalidOperation])
+
+
+def decimal_integral(value: Decimal) -> bool:
+    """Whether a finite Decimal holds an integer (``Decimal("1.0")`` does)."""
+    return bool(Decimal.__eq__(EXACT.to_integral_value(value), value))
+
+
+def as_decimal(number: Any) -> Decimal:
+    """The exact Decimal a finite JSON number stands for when it meets a Decimal: an
+    integral float is its integer, a fractional one its shortest repr (the rule
+    ``multipleOf`` applies to floats), never its binary value. Never mixes floats
+    and Decimals, which a context may trap (``FloatOperation``)."""
+    if type(number) is Decimal:
+        return number
+    if isinstance(number, Decimal):
+        return Decimal(number)
+    if isinstance(number, int):
+        return Decimal(int.__int__(number))
+    value = float.__float__(number)
+    if value.is_integer():
+        return Decimal(int(value))
+    return Decimal(float.__repr__(value))
 
 
 class _Tag:
@@ -78,6 +126,7 @@ _TRUE = ("bool", True)
 _FALSE = ("bool", False)
 _ARRAY = _Tag("array")
 _OBJECT = _Tag("object")
+_DECIMAL = _Tag("decimal")
 
 
 def json_key(value: Any) -> Any:
@@ -114,7 +163,24 @@ def json_key(value: Any) -> Any:
         return (_ARRAY, tuple([json_key(item) for item in value]))
     if isinstance(value, dict):
         return (_OBJECT, frozenset([(_name(k), json_key(v)) for k, v in value.items()]))
+    if isinstance(value, Decimal):
+        return _decimal_key(value)
     raise _not_json(value)
+
+
+def _decimal_key(value: Decimal) -> Any:
+    if not Decimal.is_finite(value):
+        raise _not_json(value)
+    plain = as_decimal(value)
+    if decimal_integral(plain):
+        # Python already equates (and hashes alike) 1, 1.0 and Decimal("1.0").
+        return plain
+    as_float = Decimal.__float__(plain)
+    if Decimal.__eq__(Decimal(float.__repr__(as_float)), plain):
+        return as_float  # the shortest repr of a float: that float's key
+    # No float is written so: a key no float's can equal (Python would equate
+    # Decimal("0.1000000000000000055511151231257827021181583404541015625") and 0.1).
+    return (_DECIMAL, plain)
 
 
 def _name(key: Any) -> Any:
@@ -128,7 +194,10 @@ def _name(key: Any) -> Any:
 
 
 def _not_json(value: Any) -> ExecutionFailure:
-    what = repr(value) if isinstance(value, float) else type(value).__name__
+    if isinstance(value, Decimal):
+        what = Decimal.__repr__(value)
+    else:
+        what = repr(value) if isinstance(value, float) else type(value).__name__
     return ExecutionFailure(
         f"the instance contains {what}, which is not a JSON value", limit="json_data_model"
     )

@@ -10,12 +10,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
+from decimal import Decimal
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from .dialect import Dialect
 from .errors import ExecutionFailure, SchemaError, ValidationError
 from .guard import non_json
+from .jsonvalue import decimal_integral
 from .limits import Limits
 from .paths import Path, to_pointer
 from .pointer import as_fragment, format_pointer
@@ -36,6 +38,7 @@ __all__ = [
     "canonical_type",
     "describe_types",
     "finite",
+    "finite_decimal",
     "leftover_errors",
     "locate",
     "make_error",
@@ -330,6 +333,9 @@ _JSON_OF: dict[type, str] = {
     float: "number",
     bool: "boolean",
     _NONE: "null",
+    # A JSON number (json.loads(text, parse_float=Decimal)); it takes a float's
+    # checks, with its own finiteness and integer tests (keywords._decimal_checks).
+    Decimal: "number",
 }
 _PY_TYPES = tuple(_JSON_OF)
 
@@ -343,12 +349,21 @@ def canonical_type(x: Any) -> type:
             return kind
     if x is None:
         return _NONE
+    if isinstance(x, Decimal):
+        return Decimal
     raise non_json(x)
 
 
 def finite(x: float) -> bool:
     """A check on every float a schema looks at: NaN and infinities are not JSON."""
     if x - x == 0.0:
+        return True
+    raise non_json(x)
+
+
+def finite_decimal(x: Decimal) -> bool:
+    """``finite`` for a Decimal: NaN, sNaN and infinities are not JSON."""
+    if Decimal.is_finite(x):
         return True
     raise non_json(x)
 
@@ -360,7 +375,13 @@ def type_matches(types: frozenset[str], x: Any, float_integers: bool = True) -> 
     if kind in types:
         return True
     if kind == "number" and "integer" in types:
-        return isinstance(x, int) or (float_integers and float(x).is_integer())
+        if isinstance(x, int):
+            return True
+        if isinstance(x, Decimal):
+            # Draft-04: a Decimal is never an integer, as no float is (parse_float
+            # makes one exactly where json.loads would make a float).
+            return float_integers and decimal_integral(x)
+        return float_integers and float(x).is_integer()
     return False
 
 

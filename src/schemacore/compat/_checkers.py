@@ -8,10 +8,11 @@ checker's own function checks every other name (a function it registered itself)
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from decimal import Decimal
 from typing import Any, TypeVar
 
 from ..formats import CHECKERS
-from ..jsonvalue import json_type
+from ..jsonvalue import decimal_integral, json_type
 
 __all__ = ["FormatChecker", "FormatError", "TypeChecker", "UndefinedTypeCheck", "format_options"]
 
@@ -145,6 +146,8 @@ def _is_integer(value: Any) -> bool:
     # 1.0 is an integer in 2020-12, as the engine counts it.
     if json_type(value) != "number":
         return False
+    if isinstance(value, Decimal):
+        return decimal_integral(value)
     return isinstance(value, int) or float(value).is_integer()
 
 

@@ -11,6 +11,7 @@ and builds the node's three closures.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from decimal import Decimal
 from operator import attrgetter
 from time import monotonic
 from typing import Any
@@ -18,7 +19,7 @@ from typing import Any
 from ..display import show
 from ..errors import ExecutionFailure, ValidationError
 from ..guard import non_json
-from ..jsonvalue import type_name
+from ..jsonvalue import decimal_integral, type_name
 from ..model import (
     _JSON_OF,
     _PY_TYPES,
@@ -29,6 +30,7 @@ from ..model import (
     canonical_type,
     describe_types,
     finite,
+    finite_decimal,
     make_error,
 )
 from ..paths import Path, to_pointer
@@ -113,7 +115,7 @@ _COST = attrgetter("cost")
 
 
 def _finite_errors(x: Any, ipath: Path, kpath: Path) -> Iterator[ValidationError]:
-    if x - x != 0.0:
+    if (not Decimal.is_finite(x)) if isinstance(x, Decimal) else x - x != 0.0:
         raise non_json(x, ipath)
     return iter(())
 
@@ -121,6 +123,11 @@ def _finite_errors(x: Any, ipath: Path, kpath: Path) -> Iterator[ValidationError
 def _finite_then_false(x: Any) -> bool:
     """A float the type keyword rejects is still refused first if it is not JSON."""
     finite(x)
+    return False
+
+
+def _finite_decimal_then_false(x: Any) -> bool:
+    finite_decimal(x)
     return False
 
 
@@ -166,9 +173,10 @@ def _add_deadline(node: Node, ctx: SchemaContext) -> None:
 def _integer_check(ctx: SchemaContext, types: frozenset[str]) -> Keyword:
     """Checks only floats, and only when "integer" is allowed but "number" is not."""
     check = _is_integral if ctx.dialect.float_integers else _no_float
+    decimal_check = decimal_integral if check is _is_integral else check
 
     def errors(x: Any, ipath: Path, kpath: Path) -> Iterator[ValidationError]:
-        if not check(x):
+        if not (decimal_check if isinstance(x, Decimal) else check)(x):
             # The location and the message are only worked out for an error.
             yield make_error(
                 f"{show(x)} is not of type {describe_types(types)}",
@@ -183,9 +191,12 @@ def _integer_check(ctx: SchemaContext, types: frozenset[str]) -> Keyword:
     return Keyword("type", "float", check, errors, cost=0)
 
 
-# The ``applies_to`` values of the keywords that apply to each Python type.
+# The ``applies_to`` values of the keywords that apply to each Python type (a
+# Decimal takes the float-only checks, see _decimal_checks).
 _ACCEPTS: dict[type, frozenset[str | None]] = {
-    py_type: frozenset({None, _JSON_OF[py_type], *(("float",) if py_type is float else ())})
+    py_type: frozenset(
+        {None, _JSON_OF[py_type], *(("float",) if py_type in (float, Decimal) else ())}
+    )
     for py_type in _PY_TYPES
 }
 
@@ -193,6 +204,25 @@ _ACCEPTS: dict[type, frozenset[str | None]] = {
 _REJECT_FLOAT: tuple[Callable[[Any], bool], ...] = (_finite_then_false,)
 _ONLY_FINITE: tuple[Callable[[Any], bool], ...] = (finite,)
 _REJECT_FLOAT_TRACK: tuple[tuple[Any, ...], tuple[Any, ...]] = (_REJECT_FLOAT, ())
+_REJECT_DECIMAL: tuple[Callable[[Any], bool], ...] = (_finite_decimal_then_false,)
+_ONLY_FINITE_DECIMAL: tuple[Callable[[Any], bool], ...] = (finite_decimal,)
+_REJECT_DECIMAL_TRACK: tuple[tuple[Any, ...], tuple[Any, ...]] = (_REJECT_DECIMAL, ())
+_REJECTED = {float: _REJECT_FLOAT, Decimal: _REJECT_DECIMAL}
+_REJECTED_TRACK = {float: _REJECT_FLOAT_TRACK, Decimal: _REJECT_DECIMAL_TRACK}
+
+
+_FOR_DECIMAL: dict[int, Callable[[Any], bool]] = {
+    id(finite): finite_decimal,
+    id(_is_integral): decimal_integral,
+}
+
+
+def _decimal_checks(checks: tuple[Callable[[Any], bool], ...]) -> tuple[Any, ...]:
+    """A float's checks as a Decimal runs them: its own finiteness and integer tests
+    (a float's would do Decimal arithmetic, which the thread's context may trap)."""
+    if checks == _ONLY_FINITE:
+        return _ONLY_FINITE_DECIMAL
+    return tuple([_FOR_DECIMAL.get(id(check), check) for check in checks])
 
 
 def _type_ok(py_type: type, types: frozenset[str] | None) -> bool:
@@ -218,7 +248,7 @@ def _layout(types: frozenset[str] | None, shape: tuple[str | None, ...]) -> _Lay
     groups: dict[tuple[int, ...], list[type]] = {}
     for py_type in _PY_TYPES:
         if not _type_ok(py_type, types):
-            fixed[py_type] = _REJECT_FLOAT if py_type is float else None
+            fixed[py_type] = _REJECTED.get(py_type)
             continue
         accepts = _ACCEPTS[py_type]
         positions = tuple([i for i, applies_to in enumerate(shape) if applies_to in accepts])
@@ -247,7 +277,7 @@ def _valid_table(plain: list[Keyword], types: frozenset[str] | None) -> dict[typ
         if checks == _ONLY_FINITE:
             checks = _ONLY_FINITE
         for py_type in kinds:
-            table[py_type] = checks
+            table[py_type] = _decimal_checks(checks) if py_type is Decimal else checks
     return table
 
 
@@ -332,7 +362,7 @@ class _Fused:
         except ExecutionFailure as exc:
             exc.location = exc.location or to_pointer(ipath)
             raise
-        if kind is float and x - x != 0.0:
+        if (kind is float and x - x != 0.0) or (kind is Decimal and not Decimal.is_finite(x)):
             raise non_json(x, ipath)
         table = self._errors_table or self._build_errors_table()
         type_ok, applicable = table[kind]
@@ -506,13 +536,15 @@ def _track_table(
     table: dict[type, tuple[tuple[Any, ...], tuple[Any, ...]] | None] = {}
     for py_type in _PY_TYPES:
         if not _type_ok(py_type, types):
-            table[py_type] = _REJECT_FLOAT_TRACK if py_type is float else None
+            table[py_type] = _REJECTED_TRACK.get(py_type)
             continue
         accepts = _ACCEPTS[py_type]
         json_type = _JSON_OF[py_type]
         applicable = [k for k in plain if k.applies_to in accepts]
         trackers = tuple(k.track for k in applicable if k.track is not None)
         checks = tuple(k.valid for k in applicable if k.track is None)
+        if py_type is Decimal:
+            checks = _decimal_checks(checks)
         uneval = tuple(k.track for k in given if k.applies_to == json_type and k.track)
         table[py_type] = (checks, trackers + uneval)
     return table

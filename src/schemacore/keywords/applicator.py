@@ -30,7 +30,7 @@ from ..paths import Path
 from ..spec import Marks, Reach, Role, Shape, Spec
 from .core import call_errors, call_track, call_valid, pattern_search
 from .dispatch import discriminator
-from .validation import compile_dependent_required
+from .validation import compile_dependent_required, whole
 
 __all__ = [
     "ADDITIONAL_PROPERTIES",
@@ -440,9 +440,7 @@ def rest_items(ctx: SchemaContext, value: Any, keyword: str, start: int) -> Keyw
 def _count(ctx: SchemaContext, keyword: str) -> int | None:
     if not ctx.active(keyword):
         return None
-    value = ctx.schema[keyword]
-    if isinstance(value, float) and value.is_integer():
-        value = int(value)
+    value = whole(ctx.schema[keyword])
     if not isinstance(value, int) or isinstance(value, bool) or value < 0:
         raise ctx.schema_error(f"{keyword} must be a non-negative integer", keyword)
     return value

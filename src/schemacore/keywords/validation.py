@@ -6,13 +6,15 @@ on instances of that type, so the checks here need no type guards of their own.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Iterator
+from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
 from ..display import show
 from ..errors import ExecutionFailure, ValidationError
-from ..jsonvalue import JSON_TYPES, json_key
+from ..jsonvalue import EXACT, JSON_TYPES, as_decimal, decimal_integral, json_key
 from ..model import Keyword, SchemaContext, assertion, make_error
 from ..paths import Path
 from ..spec import Role, Spec
@@ -40,6 +42,7 @@ __all__ = [
     "bound",
     "compile_dependent_required",
     "parse_types",
+    "whole",
 ]
 
 Compile = Callable[[SchemaContext, Any], "Keyword | None"]
@@ -67,15 +70,27 @@ def parse_types(ctx: SchemaContext, value: Any) -> frozenset[str]:
     return _TYPE_SETS.setdefault(types, types)
 
 
-def _number(ctx: SchemaContext, keyword: str, value: Any) -> int | float:
+def _number(ctx: SchemaContext, keyword: str, value: Any) -> int | float | Decimal:
+    if isinstance(value, Decimal) and Decimal.is_finite(value):
+        return value  # a schema read with parse_float=Decimal
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise ctx.schema_error(f"{keyword} must be a number", keyword)
     return value
 
 
-def _count(ctx: SchemaContext, keyword: str, value: Any) -> int:
+def whole(value: Any) -> Any:
+    """An integral float or Decimal as the integer it holds (anything else as it is):
+    the value of a count keyword. A Decimal beyond any length is sys.maxsize, not an
+    integer of a billion digits (Decimal("1E+1000000000"))."""
     if isinstance(value, float) and value.is_integer():
-        value = int(value)
+        return int(value)
+    if isinstance(value, Decimal) and Decimal.is_finite(value) and decimal_integral(value):
+        return int(value) if value.adjusted() < 19 else sys.maxsize
+    return value
+
+
+def _count(ctx: SchemaContext, keyword: str, value: Any) -> int:
+    value = whole(value)
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
         raise ctx.schema_error(f"{keyword} must be a non-negative integer", keyword)
     return value
@@ -165,10 +180,45 @@ def _rational(number: int | float) -> int | Fraction:
     return Fraction(float.__repr__(value))
 
 
+def _scaled(number: Any) -> tuple[tuple[int, ...], int]:
+    """The digits and exponent of a finite number as :func:`as_decimal` reads it."""
+    _, digits, exponent = as_decimal(number).as_tuple()
+    assert isinstance(exponent, int)
+    return digits, exponent
+
+
+def _decimal_multiple(x: Any, digits: tuple[int, ...], exponent: int) -> bool:
+    """Whether ``x`` is a multiple of the divisor with ``digits`` and ``exponent``
+    (read as as_decimal reads them), in Decimal arithmetic on operands no longer
+    than the two numbers: ``Decimal("1E+1000000000")`` costs no more than 1."""
+    own, power = _scaled(x)
+    coefficient = Decimal((0, own, 0))
+    if not coefficient:
+        return True
+    divisor = Decimal((0, digits, 0))
+    shift = power - exponent
+    if shift >= 0:
+        # x / divisor = coefficient * 10**shift / divisor: past the divisor's powers
+        # of 2 and 5 (fewer than 4 per digit), more factors of ten change nothing.
+        shift = min(shift, 4 * len(digits))
+        return not EXACT.remainder(Decimal((0, own, shift)), divisor)
+    if -shift > len(own):
+        return False  # 10**-shift alone is more than the coefficient
+    return not EXACT.remainder(coefficient, Decimal((0, digits, -shift)))
+
+
 def compile_multiple_of(ctx: SchemaContext, value: Any) -> Keyword:
     divisor = _number(ctx, "multipleOf", value)
     if divisor <= 0:
         raise ctx.schema_error("multipleOf must be greater than 0", "multipleOf")
+    digits, exponent = _scaled(divisor)
+
+    if isinstance(divisor, Decimal):
+        # Exact for every number; as_decimal reads a float as multipleOf always has.
+        def valid(x: Any) -> bool:
+            return _decimal_multiple(x, digits, exponent)
+
+        return assertion(ctx, "multipleOf", "number", valid, _multiple_message, divisor, cost=8)
     exact = _rational(divisor)
 
     if isinstance(exact, int):
@@ -177,32 +227,49 @@ def compile_multiple_of(ctx: SchemaContext, value: Any) -> Keyword:
         def valid(x: Any) -> bool:
             if type(x) is int:
                 return x % exact == 0
+            if isinstance(x, Decimal):
+                return _decimal_multiple(x, digits, exponent)
             number = _rational(x)
             return isinstance(number, int) and number % exact == 0
 
     else:
 
         def valid(x: Any) -> bool:
+            if isinstance(x, Decimal):
+                return _decimal_multiple(x, digits, exponent)
             return (_rational(x) / exact).denominator == 1
 
     return assertion(ctx, "multipleOf", "number", valid, _multiple_message, divisor, cost=8)
 
 
-def _multiple_message(x: Any, divisor: int | float) -> str:
+def _multiple_message(x: Any, divisor: int | float | Decimal) -> str:
     return f"{show(x)} is not a multiple of {show(divisor)}"
 
 
 def bound(
     name: str, test: Callable[[Any, Any], bool], words: str
 ) -> Callable[[SchemaContext, Any], Keyword]:
-    def message(x: Any, limit: int | float) -> str:
+    def message(x: Any, limit: int | float | Decimal) -> str:
         return f"{show(x)} is {words} {show(limit)}"
 
     def compile_bound(ctx: SchemaContext, value: Any) -> Keyword:
         limit = _number(ctx, name, value)
+        # Where a Decimal meets a float, both are read by as_decimal: a fractional
+        # float is its shortest repr (Decimal("0.1") >= 0.1), never its binary value
+        # (Python's own comparison, which a context may also trap).
+        against = as_decimal(limit)
 
-        def valid(x: Any) -> bool:
-            return test(x, limit)
+        if isinstance(limit, Decimal):
+
+            def valid(x: Any) -> bool:
+                return test(as_decimal(x), against)
+
+        else:
+
+            def valid(x: Any) -> bool:
+                if isinstance(x, Decimal):
+                    return test(as_decimal(x), against)
+                return test(x, limit)
 
         return assertion(ctx, name, "number", valid, message, limit, 2)
 

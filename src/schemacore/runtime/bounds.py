@@ -3,7 +3,8 @@
 The engine's ``Limits`` bound schemas and compiled trees; the runtime bounds the
 arguments' own shape before the engine sees them, iteratively (a 10,000-deep
 document costs 64 steps, not a ``RecursionError``), and checks that every value is
-in the JSON data model: string keys, finite numbers, no tuples, sets or bytes.
+in the JSON data model: string keys, finite numbers (finite Decimals too), no tuples,
+sets or bytes.
 Nothing is converted: a value outside the model is refused.
 """
 
@@ -14,6 +15,7 @@ import re
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Any, NamedTuple
 
 from .errors import EXECUTION_FAILURE, VALIDATION, BoundaryError
@@ -192,8 +194,9 @@ def _walk(
                     f"{codes.what} hold an integer too long to write as JSON text",
                     chain,
                 )
-        elif isinstance(item, float):
-            if not math.isfinite(item):
+        elif isinstance(item, (float, Decimal)):
+            # A Decimal is a JSON number (json.loads(text, parse_float=Decimal)).
+            if not (Decimal.is_finite(item) if isinstance(item, Decimal) else math.isfinite(item)):
                 raise fail(
                     codes.not_json,
                     f"{codes.what} hold a non-finite number, which JSON cannot express",

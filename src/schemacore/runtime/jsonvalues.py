@@ -7,10 +7,13 @@ lives here: a type name for messages, an equality that keeps ``true`` apart from
 
 from __future__ import annotations
 
+import decimal
 import json
 import math
 import re
+import secrets
 from collections.abc import Iterable, Sequence
+from decimal import Decimal
 from typing import Any
 
 __all__ = [
@@ -21,6 +24,7 @@ __all__ = [
     "escape_token",
     "json_equal",
     "json_key",
+    "json_text",
     "json_type",
     "pointer",
     "show_json",
@@ -45,6 +49,10 @@ def json_type(value: Any) -> str:
         if not math.isfinite(value):
             return "non-finite number"
         return "integer" if value.is_integer() else "number"
+    if isinstance(value, Decimal):
+        if not Decimal.is_finite(value):
+            return "non-finite number"
+        return "integer" if _integral(value) else "number"
     if isinstance(value, str):
         return "string"
     if isinstance(value, list):
@@ -71,6 +79,8 @@ def json_equal(a: Any, b: Any) -> bool:
     """JSON equality: ``1 == 1.0`` but ``true != 1``; objects by keys, arrays in order."""
     if isinstance(a, bool) or isinstance(b, bool):
         return isinstance(a, bool) and isinstance(b, bool) and a is b
+    if isinstance(a, Decimal) or isinstance(b, Decimal):
+        return bool(json_key(a) == json_key(b))
     if isinstance(a, (int, float)) and isinstance(b, (int, float)):
         return a == b
     if isinstance(a, str) or isinstance(b, str):
@@ -100,6 +110,8 @@ def json_key(value: Any) -> Any:
         return ("number", int(value))
     if isinstance(value, (int, float)):
         return ("number", value)
+    if isinstance(value, Decimal) and Decimal.is_finite(value):
+        return _decimal_key(value)
     if isinstance(value, str):
         return ("string", value)
     if isinstance(value, list):
@@ -107,6 +119,52 @@ def json_key(value: Any) -> Any:
     if isinstance(value, dict):
         return ("object", frozenset((key, json_key(item)) for key, item in value.items()))
     return ("other", id(value))
+
+
+# Decimal arithmetic rounds to the thread's context, which may trap: the integer test
+# runs in one where it is exact.
+_EXACT = decimal.Context(
+    prec=decimal.MAX_PREC,
+    Emax=decimal.MAX_EMAX,
+    Emin=decimal.MIN_EMIN,
+    traps=[decimal.InvalidOperation],
+)
+
+
+def _integral(value: Decimal) -> bool:
+    return bool(Decimal.__eq__(_EXACT.to_integral_value(value), value))
+
+
+def _decimal_key(value: Decimal) -> Any:
+    """As the engine equates them: a Decimal equals an int or float of its value,
+    and a fractional float only when it is that float's shortest repr."""
+    plain = Decimal(value)
+    if _integral(plain):
+        return ("number", plain)  # Python equates (and hashes alike) 1 and Decimal("1.0")
+    as_float = Decimal.__float__(plain)
+    if Decimal.__eq__(Decimal(float.__repr__(as_float)), plain):
+        return ("number", as_float)
+    return ("decimal", plain)
+
+
+def json_text(value: Any, **options: Any) -> str:
+    """``json.dumps(value, **options)``, with each finite Decimal written as the
+    number it is: json.dumps refuses Decimals, and float() would round them."""
+    numbers: list[str] = []
+    # Each Decimal goes out as a string holding this call's random token, then is
+    # replaced by its digits: no string of the value can hold the token.
+    token = secrets.token_hex(16)
+
+    def number(item: Any) -> Any:
+        if isinstance(item, Decimal) and Decimal.is_finite(item):
+            numbers.append(Decimal.__str__(item))
+            return f"{token}{len(numbers) - 1}"
+        raise TypeError(f"Object of type {type(item).__name__} is not JSON serializable")
+
+    text = json.dumps(value, default=number, **options)
+    if not numbers:
+        return text
+    return re.sub(f'"{token}([0-9]+)"', lambda found: numbers[int(found.group(1))], text)
 
 
 def escape_token(token: str | int) -> str:
@@ -180,7 +238,7 @@ def dot_path(tokens: Sequence[str | int]) -> str:
 def show_json(value: Any, limit: int = 60) -> str:
     """Compact JSON text of a schema-owned value, capped at ``limit`` characters."""
     try:
-        text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+        text = json_text(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
     except (TypeError, ValueError):
         text = f"<{json_type(value)}>"
     return text if len(text) <= limit else text[: limit - 1] + "…"

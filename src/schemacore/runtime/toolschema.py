@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
+from decimal import Decimal
 from typing import Any, Final, Literal
 
 import schemacore
@@ -346,7 +347,7 @@ def _kind(value: Any) -> str:
         return "null"
     if isinstance(value, bool):
         return "a boolean"
-    if isinstance(value, (int, float)):
+    if isinstance(value, (int, float, Decimal)):
         return "a number"
     if isinstance(value, str):
         return "a string"

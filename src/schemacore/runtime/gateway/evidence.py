@@ -14,12 +14,11 @@ recorded (a key only as its digest).
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Mapping
 from typing import Any, Final
 
 from ..contract import ToolContract
-from ..jsonvalues import REDACTED, json_type
+from ..jsonvalues import REDACTED, json_text, json_type
 
 __all__ = [
     "AUDIT_FIELDS",
@@ -53,7 +52,7 @@ field read from elsewhere. The envelope schema allows exactly these names."""
 
 def digest(value: Any) -> str:
     """``sha256:`` and the hex digest of the canonical JSON of ``value``."""
-    text = json.dumps(
+    text = json_text(
         value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
     )
     return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()

@@ -41,6 +41,7 @@ try:
 except ImportError:  # not POSIX: SubprocessBackend refuses to start
     resource = None  # type: ignore[assignment]
 
+from ..jsonvalues import json_text
 from .backends import DispatchRequest, ToolFailure
 
 __all__ = ["ProcessTimeout", "SubprocessBackend"]
@@ -163,7 +164,7 @@ class SubprocessBackend:
         env = dict(self._env)
         if self._credential_env is not None and request.credential is not None:
             env[self._credential_env] = str(request.credential.reveal())
-        payload = json.dumps(
+        payload = json_text(
             {
                 "tool": request.tool,
                 "toolId": request.tool_id,

@@ -25,10 +25,11 @@ credential never is (it is not part of the arguments and never reaches telemetry
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
+
+from ..jsonvalues import json_text
 
 __all__ = ["SPAN_PHASES", "CallTrace", "OpenTelemetry", "Telemetry"]
 
@@ -131,7 +132,7 @@ class OpenTelemetry:
                         timestamp=_nanoseconds(end),
                     )
                 if trace.arguments is not None:
-                    span.set_attribute("tool.arguments", json.dumps(trace.arguments))
+                    span.set_attribute("tool.arguments", json_text(trace.arguments))
             span.end(end_time=_nanoseconds(end))
         metrics = trace.required_metrics
         if "tool.calls" in metrics:
