@@ -245,14 +245,17 @@ def _check_one(schema: Any, dialect: Dialect, compiler: Compiler, what: str) -> 
     _check_against(meta, schema, what, dialect.name)
 
 
-def _meta_valid(meta: tuple[Node, Compiler], schema: Any) -> bool:
+def _meta_run(meta: tuple[Node, Compiler], schema: Any, errors: bool) -> Any:
+    """The meta-schema's is_valid answer on ``schema``, or (``errors``) its errors,
+    from fresh call bookkeeping, as a Validator call would."""
     node, compiler = meta
     state = compiler.state
     state.depth = 0
+    state.reads = None
     if compiler.memoises:
         state.forget()
     try:
-        return node.valid(schema)
+        return list(node.errors(schema, None, None)) if errors else node.valid(schema)
     except RecursionError:
         raise ExecutionFailure(
             "the schema is nested too deeply to check within Python's recursion limit",
@@ -264,21 +267,13 @@ def _meta_valid(meta: tuple[Node, Compiler], schema: Any) -> bool:
             state.forget()
 
 
+def _meta_valid(meta: tuple[Node, Compiler], schema: Any) -> bool:
+    return bool(_meta_run(meta, schema, False))
+
+
 def _meta_errors(meta: tuple[Node, Compiler], schema: Any) -> list[ValidationError]:
-    node, compiler = meta
-    state = compiler.state
-    state.depth = 0
-    state.reads = None
-    try:
-        return list(node.errors(schema, None, None))
-    except RecursionError:
-        raise ExecutionFailure(
-            "the schema is nested too deeply to check within Python's recursion limit",
-            limit="recursion",
-        ) from None
-    finally:
-        if compiler.memoises:
-            state.forget()
+    found: list[ValidationError] = _meta_run(meta, schema, True)
+    return found
 
 
 def _check_against(meta: tuple[Node, Compiler], schema: Any, what: str, draft: str) -> None:
