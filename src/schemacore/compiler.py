@@ -310,7 +310,7 @@ class Compiler:
         A loop that applies schemas in place forever is not refused here: whether
         an instance ever takes it is not known until one does (the loop may sit in
         a branch no instance reaches, as in real schemas that validate fine), so the
-        call that takes it fails closed then (keywords.core.enter_loop)."""
+        call that takes it fails closed then (calls.enter_loop)."""
         if not self.cycles and self._cache:
             # Without a closing edge no chain can loop, and every in-place edge is a
             # child edge counted in Node.paths, so no value is checked in place

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeAlias
 
 from . import dialects
+from .calls import count_repeat, loop_failure
 from .errors import ValidationError
 from .guard import CallState, too_deep
 from .jsonvalue import json_type, type_name
@@ -167,13 +168,13 @@ class _Evaluation:
             return None
         key = (id(node), id(x))
         if key in running:
-            raise core.loop_failure(node, node.uri, ipath)
+            raise loop_failure(node, node.uri, ipath)
         running.add(key)
         return key
 
     def node(self, node: Node, x: Any, ipath: str, kpath: str) -> Walk:
         if node.memo:
-            core.count_repeat(node, x, ipath)
+            count_repeat(node, x, ipath)
         unit = Unit(kpath, node.uri, ipath)
         if node.boolean is not None:
             if not node.boolean:

@@ -26,7 +26,7 @@ class CallState(threading.local):
     depth = 0
     deadline = math.inf
     # (id(node), id(value)) -> (value, is_valid answer), for the nodes that memoise
-    # (see keywords.core.memoised); None until one does, cleared after each call.
+    # (see calls.memoised); None until one does, cleared after each call.
     memo: dict[tuple[int, int], tuple[Any, bool]] | None = None
     # The same nodes on the error and evaluation paths: (id(node), id(value)) -> value
     # for each application, and how many applications repeated an earlier one.
@@ -38,7 +38,7 @@ class CallState(threading.local):
     reads: dict[str, Any] | None = None
     # (id(node), id(value)) of the applications in progress of the nodes on a
     # reference loop without progress (Node.loop): meeting one again means the loop
-    # is running, and the call fails closed (keywords.core.loop_failure).
+    # is running, and the call fails closed (calls.loop_failure).
     running: set[tuple[int, int]] | None = None
 
     def forget(self) -> None:

@@ -21,6 +21,7 @@ from enum import Enum
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from .emit import Emitter
     from .model import Keyword, SchemaContext
 
 __all__ = ["Marks", "Reach", "Role", "Shape", "Spec"]
@@ -110,6 +111,9 @@ class Spec:
     continues: str | None = None
     # A reference keyword: its subschema is another schema's, not in its value.
     reference: bool = False
+    # How generated code writes the keyword out (schemacore.emit), beside its
+    # compiler; None: generated code calls the compiled closure.
+    emit: Emitter | None = None
 
     def __post_init__(self) -> None:
         if (self.shape is Shape.NONE) != (self.reach is Reach.NOTHING) and not self.reference:

@@ -16,6 +16,7 @@ from operator import attrgetter
 from time import monotonic
 from typing import Any
 
+from ..calls import call_valid, expired
 from ..display import show
 from ..errors import ExecutionFailure, ValidationError
 from ..guard import non_json
@@ -34,7 +35,7 @@ from ..model import (
     make_error,
 )
 from ..paths import Path, to_pointer
-from . import applicator, core, unevaluated, validation
+from . import applicator, unevaluated, validation
 
 __all__ = ["build_node", "expired"]
 
@@ -134,17 +135,6 @@ def _finite_decimal_then_false(x: Any) -> bool:
 # Every float a schema constrains is checked first: NaN and infinities are not JSON
 # and would otherwise slip through comparisons that are all False.
 _FINITE = Keyword("finite", "float", finite, _finite_errors, cost=0)
-
-
-def expired(ctx: SchemaContext) -> ExecutionFailure:
-    """The failure for a validation call that ran out of its time budget at ``ctx``."""
-    budget = ctx.options.limits.time_budget
-    return ExecutionFailure(
-        f"validation took longer than time_budget={budget} s",
-        schema_location=ctx.location(),
-        limit="time_budget",
-        value=budget,
-    )
 
 
 def _add_deadline(node: Node, ctx: SchemaContext) -> None:
@@ -567,7 +557,7 @@ def _pass_through(node: Node, ctx: SchemaContext, only: Keyword, tracking: bool)
             node.alias = target
             valid = target.valid
         elif len(tokens) == 2:
-            valid = core.call_valid(target)
+            valid = call_valid(target)
     node.valid = node.closure_valid = valid
     node.errors = only.errors
     node.track = only.track if tracking and only.track is not None else _AsTrack(only.valid)

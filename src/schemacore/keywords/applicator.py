@@ -15,8 +15,10 @@ from itertools import islice
 from time import monotonic
 from typing import Any
 
+from ..calls import call_errors, call_track, call_valid
+from ..emit import Writer, branch_test, callable_of, closed, edge, emit_child
 from ..errors import ExecutionFailure, ValidationError
-from ..guard import non_string_key
+from ..guard import non_string_key, too_deep
 from ..model import (
     Evaluated,
     Keyword,
@@ -28,7 +30,7 @@ from ..model import (
 )
 from ..paths import Path
 from ..spec import Marks, Reach, Role, Shape, Spec
-from .core import call_errors, call_track, call_valid, pattern_search
+from .core import pattern_search
 from .dispatch import discriminator
 from .validation import compile_dependent_required, whole
 
@@ -821,6 +823,200 @@ def compile_if(ctx: SchemaContext, value: Any) -> Keyword | None:
     return Keyword("if", None, valid, errors, track, cost=80)
 
 
+# -- generated code -------------------------------------------------------------------
+
+
+def emit_properties(
+    w: Writer, i: int, node: Node, ctx: SchemaContext, k: Keyword, x: str, t: str, d: int
+) -> bool:
+    # "required" runs first (it is cheaper), so a required name is there by now.
+    required = node.keywords.get("required")
+    present = set(ctx.schema["required"]) if required is not None else set()
+    optional = [
+        name
+        for name in ctx.schema["properties"]
+        if name not in present and not node.children[("properties", name)].trivial
+    ]
+    many = len(optional) > _MANY_PROPERTIES
+    if many:
+        # Objects usually hold a few of many declared names (a meta-schema declares
+        # sixty keywords, a schema uses three): look up the names the value has in a
+        # table of checks rather than every declared name in the value.
+        table = {name: callable_of(node, ("properties", name)) for name in optional}
+        key, value, check = w.var(), w.var(), w.var()
+        w.add(i, f"for {key}, {value} in {x}.items():")
+        w.add(i + 1, f"{check} = {w.const(table)}.get({key})")
+        w.add(i + 1, f"if {check} is not None and not {check}({value}): return False")
+    for name in ctx.schema["properties"]:
+        child = node.children[("properties", name)]
+        if child.trivial or (many and name not in present):
+            continue
+        value = w.var()
+        if name in present:
+            w.add(i, f"{value} = {x}[{w.const(name)}]")
+            emit_child(w, i, node, ("properties", name), value, d)
+            continue
+        w.add(i, f"{value} = {x}.get({w.const(name)}, MISSING)")
+        w.add(i, f"if {value} is not MISSING:")
+        mark = len(w.lines)
+        emit_child(w, i + 1, node, ("properties", name), value, d)
+        if len(w.lines) == mark:
+            w.add(i + 1, "pass")
+    return True
+
+
+# Above this many optional declared properties, generated code walks the value's
+# names instead of the declared ones.
+_MANY_PROPERTIES = 8
+
+
+def emit_additional_properties(
+    w: Writer, i: int, node: Node, ctx: SchemaContext, k: Keyword, x: str, t: str, d: int
+) -> bool:
+    if ctx.active("patternProperties"):
+        return False
+    known = frozenset(ctx.schema["properties"]) if ctx.active("properties") else frozenset()
+    if closed(node, ctx):
+        # The closure re-checks and refuses keys that are not strings.
+        w.add(i, f"if not {w.const(known)}.issuperset({x}) and not {w.const(k.valid)}({x}):")
+        w.add(i + 1, "return False")
+        return True
+    key, value = w.var(), w.var()
+    w.add(i, f"for {key}, {value} in {x}.items():")
+    w.add(i + 1, f"if {key} not in {w.const(known)}:")
+    # The closure refuses keys that are not strings.
+    w.add(i + 2, f"if type({key}) is not str and not {w.const(k.valid)}({x}): return False")
+    emit_child(w, i + 2, node, ("additionalProperties",), value, d)
+    return True
+
+
+def emit_items(
+    w: Writer, i: int, node: Node, ctx: SchemaContext, k: Keyword, x: str, t: str, d: int
+) -> bool:
+    if ctx.active("prefixItems"):
+        return False
+    item = w.var()
+    target, closing, where = edge(node, ("items",))
+    if closing is not None and not closing.memo and not closing.loop:
+        # Every item is one level deeper: count the level once around the loop, not
+        # once per item (only for a non-empty array, as the per-item count would).
+        context = closing.context
+        assert context is not None
+        state = w.const(context.compiler.state)
+        limit = w.const(context.options.limits.max_instance_depth)
+        level = w.var()
+        w.add(i, f"if {x}:")
+        w.add(i + 1, f"{state}.depth = {level} = {state}.depth + 1")
+        w.add(
+            i + 1,
+            f"if {level} > {limit}: raise {w.const(too_deep)}({limit}, {w.const(where)})",
+        )
+        w.add(i + 1, "try:")
+        w.add(i + 2, f"for {item} in {x}:")
+        w.add(i + 3, f"if not {w.const(target)}.valid({item}): return False")
+        w.add(i + 1, f"finally: {state}.depth = {level} - 1")
+        return True
+    w.add(i, f"for {item} in {x}:")
+    mark = len(w.lines)
+    emit_child(w, i + 1, node, ("items",), item, d)
+    if len(w.lines) == mark:
+        w.add(i + 1, "pass")
+    return True
+
+
+def emit_all_of(
+    w: Writer, i: int, node: Node, ctx: SchemaContext, k: Keyword, x: str, t: str, d: int
+) -> bool:
+    count = len(ctx.schema["allOf"])
+    branches = [node.children[("allOf", index)] for index in range(count)]
+    dispatch = discriminator(branches) if t == "object" else None
+    if dispatch is not None:
+        name, indexes = dispatch
+        table = {value: branches[index].children[("then",)] for value, index in indexes.items()}
+        tag, then = w.var(), w.var()
+        w.add(i, f"{tag} = {x}.get({w.const(name)})")
+        w.add(i, f"if type({tag}) is str:")
+        w.add(i + 1, f"{then} = {w.const(table)}.get({tag})")
+        w.add(i + 1, f"if {then} is not None and not {then}.valid({x}): return False")
+        # A str subclass may hash or compare in its own way: every condition decides.
+        w.add(i, f"elif isinstance({tag}, str) and not {w.const(k.valid)}({x}): return False")
+        return True
+    for index in range(count):
+        emit_child(w, i, node, ("allOf", index), x, d)
+    return True
+
+
+def emit_any_of(
+    w: Writer, i: int, node: Node, ctx: SchemaContext, k: Keyword, x: str, t: str, d: int
+) -> bool:
+    count = len(ctx.schema["anyOf"])
+    if count == 1:
+        emit_child(w, i, node, ("anyOf", 0), x, d)
+        return True
+    tests = [f"{branch_test(w, node, ('anyOf', index))}({x})" for index in range(count)]
+    w.add(i, f"if not ({' or '.join(tests)}): return False")
+    return True
+
+
+def emit_one_of(
+    w: Writer, i: int, node: Node, ctx: SchemaContext, k: Keyword, x: str, t: str, d: int
+) -> bool:
+    if len(ctx.schema["oneOf"]) == 1:
+        emit_child(w, i, node, ("oneOf", 0), x, d)
+        return True
+    count = w.var()
+    w.add(i, f"{count} = 0")
+    for index in range(len(ctx.schema["oneOf"])):
+        test = branch_test(w, node, ("oneOf", index))
+        w.add(i, f"if {test}({x}):")
+        w.add(i + 1, f"if {count}: return False")
+        w.add(i + 1, f"{count} = 1")
+    w.add(i, f"if not {count}: return False")
+    return True
+
+
+def emit_not(
+    w: Writer, i: int, node: Node, ctx: SchemaContext, k: Keyword, x: str, t: str, d: int
+) -> bool:
+    w.add(i, f"if {branch_test(w, node, ('not',))}({x}): return False")
+    return True
+
+
+def emit_if(
+    w: Writer, i: int, node: Node, ctx: SchemaContext, k: Keyword, x: str, t: str, d: int
+) -> bool:
+    then = node.children.get(("then",))
+    otherwise = node.children.get(("else",))
+    w.add(i, f"if {branch_test(w, node, ('if',))}({x}):")
+    mark = len(w.lines)
+    if then is not None:
+        emit_child(w, i + 1, node, ("then",), x, d)
+    if len(w.lines) == mark:
+        w.add(i + 1, "pass")
+    if otherwise is not None:
+        w.add(i, "else:")
+        mark = len(w.lines)
+        emit_child(w, i + 1, node, ("else",), x, d)
+        if len(w.lines) == mark:
+            w.add(i + 1, "pass")
+    return True
+
+
+def emit_dependent_schemas(
+    w: Writer, i: int, node: Node, ctx: SchemaContext, k: Keyword, x: str, t: str, d: int
+) -> bool:
+    for name in ctx.schema["dependentSchemas"]:
+        child = node.children[("dependentSchemas", name)]
+        if child.trivial:
+            continue
+        w.add(i, f"if {w.const(name)} in {x}:")
+        mark = len(w.lines)
+        emit_child(w, i + 1, node, ("dependentSchemas", name), x, d)
+        if len(w.lines) == mark:
+            w.add(i + 1, "pass")
+    return True
+
+
 PROPERTIES = Spec(
     "properties",
     compile_properties,
@@ -829,6 +1025,7 @@ PROPERTIES = Spec(
     Shape.MAP,
     Reach.NAMED,
     marks=Marks.NAMES,
+    emit=emit_properties,
 )
 PATTERN_PROPERTIES = Spec(
     "patternProperties",
@@ -847,6 +1044,7 @@ ADDITIONAL_PROPERTIES = Spec(
     Shape.ONE,
     Reach.REST_MEMBERS,
     marks=Marks.ALL_MEMBERS,
+    emit=emit_additional_properties,
 )
 PROPERTY_NAMES = Spec(
     "propertyNames", compile_property_names, Role.APPLICATOR, "object", Shape.ONE, Reach.KEYS
@@ -858,6 +1056,7 @@ DEPENDENT_SCHEMAS = Spec(
     "object",
     Shape.MAP,
     Reach.SOMETIMES,
+    emit=emit_dependent_schemas,
 )
 # A member of "dependencies" may also be an array of names: the walks skip it.
 DEPENDENCIES = Spec(
@@ -880,6 +1079,7 @@ ITEMS = Spec(
     Shape.ONE,
     Reach.REST_ITEMS,
     marks=Marks.ALL_ITEMS,
+    emit=emit_items,
 )
 CONTAINS = Spec(
     "contains",
@@ -892,10 +1092,16 @@ CONTAINS = Spec(
 )
 MIN_CONTAINS = Spec("minContains", None, Role.PART, "array", part_of="contains")
 MAX_CONTAINS = Spec("maxContains", None, Role.PART, "array", part_of="contains")
-ALL_OF = Spec("allOf", compile_all_of, Role.APPLICATOR, None, Shape.LIST, Reach.ALWAYS)
-ANY_OF = Spec("anyOf", compile_any_of, Role.APPLICATOR, None, Shape.LIST, Reach.SOMETIMES)
-ONE_OF = Spec("oneOf", compile_one_of, Role.APPLICATOR, None, Shape.LIST, Reach.SOMETIMES)
-NOT = Spec("not", compile_not, Role.APPLICATOR, None, Shape.ONE, Reach.NEGATED)
-IF = Spec("if", compile_if, Role.APPLICATOR, None, Shape.ONE, Reach.SOMETIMES)
+ALL_OF = Spec(
+    "allOf", compile_all_of, Role.APPLICATOR, None, Shape.LIST, Reach.ALWAYS, emit=emit_all_of
+)
+ANY_OF = Spec(
+    "anyOf", compile_any_of, Role.APPLICATOR, None, Shape.LIST, Reach.SOMETIMES, emit=emit_any_of
+)
+ONE_OF = Spec(
+    "oneOf", compile_one_of, Role.APPLICATOR, None, Shape.LIST, Reach.SOMETIMES, emit=emit_one_of
+)
+NOT = Spec("not", compile_not, Role.APPLICATOR, None, Shape.ONE, Reach.NEGATED, emit=emit_not)
+IF = Spec("if", compile_if, Role.APPLICATOR, None, Shape.ONE, Reach.SOMETIMES, emit=emit_if)
 THEN = Spec("then", None, Role.PART, None, Shape.ONE, Reach.SOMETIMES, part_of="if")
 ELSE = Spec("else", None, Role.PART, None, Shape.ONE, Reach.SOMETIMES, part_of="if")

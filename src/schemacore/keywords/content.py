@@ -18,11 +18,11 @@ import json
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from ..calls import call_errors, call_valid
 from ..errors import ExecutionFailure, ValidationError
 from ..model import Keyword, SchemaContext, make_error
 from ..paths import Path
 from ..spec import Reach, Role, Shape, Spec
-from .core import call_errors, call_valid
 
 __all__ = ["CONTENT_ENCODING", "CONTENT_MEDIA_TYPE", "CONTENT_SCHEMA"]
 

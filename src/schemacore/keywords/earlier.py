@@ -16,10 +16,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..model import Keyword, SchemaContext
+from ..emit import Writer
+from ..model import Keyword, Node, SchemaContext
 from ..spec import Marks, Reach, Role, Shape, Spec
-from .applicator import indexed_items, rest_items
-from .core import reference
+from .applicator import emit_items, indexed_items, rest_items
+from .core import emit_reference, reference
 from .validation import bound
 
 __all__ = [
@@ -81,6 +82,16 @@ def _draft4_bound(
     return compile
 
 
+# -- generated code -------------------------------------------------------------------
+
+
+def emit_earlier_items(
+    w: Writer, i: int, node: Node, ctx: SchemaContext, k: Keyword, x: str, t: str, d: int
+) -> bool:
+    # The array form goes to the closures; one subschema for every item is items.
+    return not isinstance(ctx.schema["items"], list) and emit_items(w, i, node, ctx, k, x, t, d)
+
+
 ITEMS_EARLIER = Spec(
     "items",
     compile_items,
@@ -91,6 +102,7 @@ ITEMS_EARLIER = Spec(
     reach_one=Reach.REST_ITEMS,
     marks=Marks.PREFIX,
     marks_one=Marks.ALL_ITEMS,
+    emit=emit_earlier_items,
 )
 ADDITIONAL_ITEMS = Spec(
     "additionalItems",
@@ -103,7 +115,12 @@ ADDITIONAL_ITEMS = Spec(
     continues="items",
 )
 RECURSIVE_REF = Spec(
-    "$recursiveRef", compile_recursive_ref, Role.APPLICATOR, reach=Reach.ALWAYS, reference=True
+    "$recursiveRef",
+    compile_recursive_ref,
+    Role.APPLICATOR,
+    reach=Reach.ALWAYS,
+    reference=True,
+    emit=emit_reference,
 )
 RECURSIVE_ANCHOR = Spec("$recursiveAnchor", None, Role.SILENT)
 MAXIMUM_04 = Spec(

@@ -10,12 +10,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from ..calls import call_errors, call_valid
 from ..errors import ValidationError
 from ..model import Evaluated, Keyword, Node, SchemaContext, leftover_errors
 from ..paths import Path
 from ..spec import Marks, Reach, Role, Shape, Spec
 from .applicator import string_key
-from .core import call_errors, call_valid
 
 __all__ = ["UNEVALUATED_ITEMS", "UNEVALUATED_PROPERTIES", "fold"]
 

@@ -13,9 +13,11 @@ from fractions import Fraction
 from typing import Any
 
 from ..display import show
+from ..emit import Emitter, Writer
 from ..errors import ExecutionFailure, ValidationError
+from ..fixedpattern import Run, fixed_runs
 from ..jsonvalue import EXACT, JSON_TYPES, as_decimal, decimal_integral, json_key
-from ..model import Keyword, SchemaContext, assertion, make_error
+from ..model import Keyword, Node, SchemaContext, assertion, make_error
 from ..paths import Path
 from ..spec import Role, Spec
 from .core import pattern_search
@@ -460,30 +462,149 @@ def compile_dependent_required(
     return Keyword(keyword, "object", valid, errors, cost=6)
 
 
-def _assertion(name: str, compile: Compile, applies_to: str | None) -> Spec:
-    return Spec(name, compile, Role.ASSERTION, applies_to)
+# -- generated code -------------------------------------------------------------------
+
+
+def emit_required(
+    w: Writer, i: int, node: Node, ctx: SchemaContext, k: Keyword, x: str, t: str, d: int
+) -> bool:
+    names = list(dict.fromkeys(ctx.schema["required"]))
+    for start in range(0, len(names), 8):
+        chunk = names[start : start + 8]
+        test = " or ".join(f"{w.const(name)} not in {x}" for name in chunk)
+        w.add(i, f"if {test}: return False")
+    return True
+
+
+def emit_size(op: str) -> Emitter:
+    def emit(
+        w: Writer, i: int, node: Node, ctx: SchemaContext, k: Keyword, x: str, t: str, d: int
+    ) -> bool:
+        limit = whole(ctx.schema[k.name])
+        w.add(i, f"if len({x}) {op} {w.const(limit)}: return False")
+        return True
+
+    return emit
+
+
+def emit_unique_items(
+    w: Writer, i: int, node: Node, ctx: SchemaContext, k: Keyword, x: str, t: str, d: int
+) -> bool:
+    # Most arrays are too short to hold a duplicate: no call for them.
+    w.add(i, f"if len({x}) > 1 and not {w.const(k.valid)}({x}): return False")
+    return True
+
+
+def emit_bound(op: str) -> Emitter:
+    def emit(
+        w: Writer, i: int, node: Node, ctx: SchemaContext, k: Keyword, x: str, t: str, d: int
+    ) -> bool:
+        limit = ctx.schema[k.name]
+        if isinstance(limit, Decimal):
+            return False  # a float meets it as its shortest repr: the closure's work
+        w.add(i, f"if not ({x} {op} {w.const(limit)}): return False")
+        return True
+
+    return emit
+
+
+def emit_pattern(
+    w: Writer, i: int, node: Node, ctx: SchemaContext, k: Keyword, x: str, t: str, d: int
+) -> bool:
+    limits = ctx.options.limits
+    search = pattern_search(ctx, ctx.schema["pattern"], "pattern")
+    short = getattr(search, "short", None)
+    # Up to this length the fast search alone decides; longer strings go through the
+    # guarded search, which arms the timer or refuses them (max_pattern_input).
+    below = min(getattr(search, "safe_below", 0), limits.max_pattern_input + 1)
+    fixed = fixed_runs(ctx.schema["pattern"])
+    # Measured: in line beats the regex call for one or two runs, not for more.
+    if fixed is not None and len(fixed[1]) <= 2:
+        # Fixed-length ASCII runs: string predicates in line, no regex call. Strings
+        # beyond max_pattern_input still go to the guarded search, which refuses them.
+        w.add(i, f"if len({x}) <= {w.const(limits.max_pattern_input)}:")
+        w.add(i + 1, f"if not ({emit_fixed_test(w, x, *fixed)}): return False")
+        w.add(i, f"elif {w.const(search)}({x}) is None: return False")
+        return True
+    if short is not None:
+        w.add(i, f"if len({x}) < {w.const(below)}:")
+        w.add(i + 1, f"if {w.const(short)}({x}) is None: return False")
+        w.add(i, f"elif {w.const(search)}({x}) is None: return False")
+    else:
+        w.add(i, f"if {w.const(search)}({x}) is None: return False")
+    return True
+
+
+def emit_fixed_test(w: Writer, x: str, length: int, runs: tuple[Run, ...]) -> str:
+    """An expression true when the string ``x`` matches the fixed runs."""
+    tests = [f"len({x}) == {w.const(length)}", f"{x}.isascii()"]
+    for run in runs:
+        whole = run.start == 0 and run.end == length
+        part = x if whole else f"{x}[{w.const(run.start)}:{w.const(run.end)}]"
+        if run.kind == "literal":
+            if run.end - run.start == 1:
+                part = f"{x}[{w.const(run.start)}]"
+            tests.append(f"{part} == {w.const(run.text)}")
+        elif run.kind == "upper":
+            tests.append(f"{part}.isalpha() and {part}.isupper()")
+        elif run.kind == "lower":
+            tests.append(f"{part}.isalpha() and {part}.islower()")
+        else:
+            tests.append(f"{part}.{run.kind}()")
+    return " and ".join(tests)
+
+
+def emit_enum(
+    w: Writer, i: int, node: Node, ctx: SchemaContext, k: Keyword, x: str, t: str, d: int
+) -> bool:
+    members = ctx.schema["enum"]
+    if not all(isinstance(m, str) for m in members):
+        return False
+    if t == "string":
+        w.add(i, f"if {x} not in {w.const(frozenset(members))}: return False")
+    else:
+        w.add(i, "return False")
+    return True
+
+
+def _assertion(
+    name: str, compile: Compile, applies_to: str | None, emit: Emitter | None = None
+) -> Spec:
+    return Spec(name, compile, Role.ASSERTION, applies_to, emit=emit)
 
 
 # "type" is fused into every node's dispatch table (keywords.build_node reads it).
 TYPE = Spec("type", None, Role.ASSERTION)
 CONST = _assertion("const", compile_const, None)
-ENUM = _assertion("enum", compile_enum, None)
+ENUM = _assertion("enum", compile_enum, None, emit_enum)
 MULTIPLE_OF = _assertion("multipleOf", compile_multiple_of, "number")
-MINIMUM = _assertion("minimum", compile_minimum, "number")
-MAXIMUM = _assertion("maximum", compile_maximum, "number")
-EXCLUSIVE_MINIMUM = _assertion("exclusiveMinimum", compile_exclusive_minimum, "number")
-EXCLUSIVE_MAXIMUM = _assertion("exclusiveMaximum", compile_exclusive_maximum, "number")
-MIN_LENGTH = _assertion("minLength", _size("minLength", "string", True, "characters"), "string")
-MAX_LENGTH = _assertion("maxLength", _size("maxLength", "string", False, "characters"), "string")
-MIN_ITEMS = _assertion("minItems", _size("minItems", "array", True, "items"), "array")
-MAX_ITEMS = _assertion("maxItems", _size("maxItems", "array", False, "items"), "array")
+MINIMUM = _assertion("minimum", compile_minimum, "number", emit_bound(">="))
+MAXIMUM = _assertion("maximum", compile_maximum, "number", emit_bound("<="))
+EXCLUSIVE_MINIMUM = _assertion(
+    "exclusiveMinimum", compile_exclusive_minimum, "number", emit_bound(">")
+)
+EXCLUSIVE_MAXIMUM = _assertion(
+    "exclusiveMaximum", compile_exclusive_maximum, "number", emit_bound("<")
+)
+MIN_LENGTH = _assertion(
+    "minLength", _size("minLength", "string", True, "characters"), "string", emit_size("<")
+)
+MAX_LENGTH = _assertion(
+    "maxLength", _size("maxLength", "string", False, "characters"), "string", emit_size(">")
+)
+MIN_ITEMS = _assertion(
+    "minItems", _size("minItems", "array", True, "items"), "array", emit_size("<")
+)
+MAX_ITEMS = _assertion(
+    "maxItems", _size("maxItems", "array", False, "items"), "array", emit_size(">")
+)
 MIN_PROPERTIES = _assertion(
-    "minProperties", _size("minProperties", "object", True, "properties"), "object"
+    "minProperties", _size("minProperties", "object", True, "properties"), "object", emit_size("<")
 )
 MAX_PROPERTIES = _assertion(
-    "maxProperties", _size("maxProperties", "object", False, "properties"), "object"
+    "maxProperties", _size("maxProperties", "object", False, "properties"), "object", emit_size(">")
 )
-PATTERN = _assertion("pattern", compile_pattern_keyword, "string")
-UNIQUE_ITEMS = _assertion("uniqueItems", compile_unique_items, "array")
-REQUIRED = _assertion("required", compile_required, "object")
+PATTERN = _assertion("pattern", compile_pattern_keyword, "string", emit_pattern)
+UNIQUE_ITEMS = _assertion("uniqueItems", compile_unique_items, "array", emit_unique_items)
+REQUIRED = _assertion("required", compile_required, "object", emit_required)
 DEPENDENT_REQUIRED = _assertion("dependentRequired", compile_dependent_required, "object")
