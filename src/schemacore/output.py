@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .errors import ExecutionFailure, ValidationError
-from .evaluation import Unit, iter_annotations
+from .units import Unit, iter_annotations
 
 __all__ = ["FORMATS", "Annotation", "Evaluation"]
 

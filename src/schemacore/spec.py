@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from .emit import Emitter
     from .model import Keyword, SchemaContext
+    from .units import Handler
 
 __all__ = ["Marks", "Reach", "Role", "Shape", "Spec"]
 
@@ -114,6 +115,8 @@ class Spec:
     # How generated code writes the keyword out (schemacore.emit), beside its
     # compiler; None: generated code calls the compiled closure.
     emit: Emitter | None = None
+    # How evaluate() walks it (schemacore.units), for keywords applying subschemas.
+    evaluate: Handler | None = None
 
     def __post_init__(self) -> None:
         if (self.shape is Shape.NONE) != (self.reach is Reach.NOTHING) and not self.reference:

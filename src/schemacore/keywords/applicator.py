@@ -30,6 +30,7 @@ from ..model import (
 )
 from ..paths import Path
 from ..spec import Marks, Reach, Role, Shape, Spec
+from ..units import Steps, Unit, Walker, drop_annotations, first_message, join
 from .core import pattern_search
 from .dispatch import discriminator
 from .validation import compile_dependent_required, whole
@@ -58,6 +59,8 @@ __all__ = [
     "rest_items",
     "string_key",
     "unmatched_keys",
+    "walk_indexed_items",
+    "walk_rest_items",
 ]
 
 ValidFn = Callable[[Any], bool]
@@ -1017,6 +1020,179 @@ def emit_dependent_schemas(
     return True
 
 
+# -- evaluation (annotations and output units) -------------------------------------
+
+
+def walk_properties(
+    ev: Walker, node: Node, ctx: SchemaContext, value: Any, x: Any, u: Unit
+) -> Steps:
+    if not isinstance(x, dict):
+        return
+    matched = [name for name in value if name in x]
+    for name in matched:
+        yield ev.child(node, ("properties", name), x[name], join(u.instance_location, name), u)
+    u.valid = all(c.valid for c in u.children)
+    u.annotation = matched
+
+
+def walk_pattern_properties(
+    ev: Walker, node: Node, ctx: SchemaContext, value: Any, x: Any, u: Unit
+) -> Steps:
+    if not isinstance(x, dict):
+        return
+    searches = list(zip(value, pattern_searches(ctx, value, "patternProperties"), strict=True))
+    matched = []
+    for key, member in x.items():
+        hit = False
+        for pattern, search in searches:
+            if search(key):
+                hit = True
+                where = join(u.instance_location, key)
+                yield ev.child(node, ("patternProperties", pattern), member, where, u)
+        if hit:
+            matched.append(key)
+    u.valid = all(c.valid for c in u.children)
+    u.annotation = matched
+
+
+def walk_additional_properties(
+    ev: Walker, node: Node, ctx: SchemaContext, value: Any, x: Any, u: Unit
+) -> Steps:
+    if not isinstance(x, dict):
+        return
+    known = ctx.schema.get("properties", {}) if ctx.active("properties") else {}
+    patterns = ctx.schema.get("patternProperties", {}) if ctx.active("patternProperties") else {}
+    searches = pattern_searches(ctx, patterns, "patternProperties")
+    extra = [k for k in x if k not in known and not any(s(k) for s in searches)]
+    for key in extra:
+        yield ev.child(node, ("additionalProperties",), x[key], join(u.instance_location, key), u)
+    u.valid = all(c.valid for c in u.children)
+    u.annotation = extra
+
+
+def walk_property_names(
+    ev: Walker, node: Node, ctx: SchemaContext, value: Any, x: Any, u: Unit
+) -> Steps:
+    if not isinstance(x, dict):
+        return
+    for key in x:
+        # The name is the instance; annotations on names are not kept (there is no
+        # instance location for a name), so the unit carries only the verdict.
+        result = yield ev.child(node, ("propertyNames",), key, u.instance_location, u)
+        result.children = [c for c in result.children if not c.valid]
+    u.valid = all(c.valid for c in u.children)
+
+
+def walk_prefix_items(
+    ev: Walker, node: Node, ctx: SchemaContext, value: Any, x: Any, u: Unit
+) -> Steps:
+    return walk_indexed_items(ev, node, "prefixItems", value, x, u)
+
+
+def walk_items(ev: Walker, node: Node, ctx: SchemaContext, value: Any, x: Any, u: Unit) -> Steps:
+    start = len(ctx.schema.get("prefixItems", ())) if ctx.active("prefixItems") else 0
+    return walk_rest_items(ev, node, "items", start, x, u)
+
+
+def walk_rest_items(ev: Walker, node: Node, keyword: str, start: int, x: Any, u: Unit) -> Steps:
+    if not isinstance(x, list):
+        return
+    for index in range(start, len(x)):
+        yield ev.child(node, (keyword,), x[index], join(u.instance_location, index), u)
+    u.valid = all(c.valid for c in u.children)
+    if len(x) > start:
+        u.annotation = True
+
+
+def walk_indexed_items(ev: Walker, node: Node, keyword: str, value: Any, x: Any, u: Unit) -> Steps:
+    if not isinstance(x, list):
+        return
+    count = min(len(value), len(x))
+    for index in range(count):
+        yield ev.child(node, (keyword, index), x[index], join(u.instance_location, index), u)
+    u.valid = all(c.valid for c in u.children)
+    if count:
+        u.annotation = True if count == len(x) else count - 1
+
+
+def walk_contains(ev: Walker, node: Node, ctx: SchemaContext, value: Any, x: Any, u: Unit) -> Steps:
+    if not isinstance(x, list):
+        return
+    matched = []
+    for index, item in enumerate(x):
+        result = yield ev.child(node, ("contains",), item, join(u.instance_location, index), u)
+        if result.valid:
+            matched.append(index)
+    compiled = node.keywords.get("contains")
+    u.valid = compiled is None or compiled.valid(x)
+    if not u.valid and compiled is not None:
+        u.error = first_message(compiled.errors(x, None, None), "contains failed")
+    # Items that did not match are not an error of contains' subschema.
+    u.children = [c for c in u.children if c.valid]
+    u.annotation = True if len(matched) == len(x) and x else matched
+
+
+def walk_all_of(ev: Walker, node: Node, ctx: SchemaContext, value: Any, x: Any, u: Unit) -> Steps:
+    for index in range(len(value)):
+        yield ev.child(node, ("allOf", index), x, u.instance_location, u)
+    u.valid = all(c.valid for c in u.children)
+
+
+def walk_any_of(ev: Walker, node: Node, ctx: SchemaContext, value: Any, x: Any, u: Unit) -> Steps:
+    for index in range(len(value)):
+        yield ev.child(node, ("anyOf", index), x, u.instance_location, u)
+    u.valid = any(c.valid for c in u.children)
+    if not u.valid:
+        u.error = "the value is not valid under any of the anyOf schemas"
+
+
+def walk_one_of(ev: Walker, node: Node, ctx: SchemaContext, value: Any, x: Any, u: Unit) -> Steps:
+    for index in range(len(value)):
+        yield ev.child(node, ("oneOf", index), x, u.instance_location, u)
+    passed = sum(1 for c in u.children if c.valid)
+    u.valid = passed == 1
+    if passed == 0:
+        u.error = "the value is not valid under any of the oneOf schemas"
+    elif passed > 1:
+        u.error = "the value is valid under more than one of the oneOf schemas"
+
+
+def walk_not(ev: Walker, node: Node, ctx: SchemaContext, value: Any, x: Any, u: Unit) -> Steps:
+    result = yield ev.child(node, ("not",), x, u.instance_location, u)
+    u.valid = not result.valid
+    if not u.valid:
+        u.error = "the value must not be valid under the not schema"
+    # Whatever happened inside "not" yields no annotations.
+    drop_annotations(result)
+
+
+def walk_if(ev: Walker, node: Node, ctx: SchemaContext, value: Any, x: Any, u: Unit) -> Steps:
+    condition = yield ev.child(node, ("if",), x, u.instance_location, u)
+    # The condition's verdict is not an error; its annotations count if it passed.
+    branch = "then" if condition.valid else "else"
+    if not condition.valid:
+        u.children.clear()
+    if (branch,) in node.children and ctx.active(branch):
+        target = node.children[(branch,)]
+        location = u.keyword_location.rpartition("/")[0] + "/" + branch
+        result = yield target, x, u.instance_location, location, (branch,) in node.back, u
+        u.valid = result.valid
+
+
+def walk_dependent_schemas(
+    ev: Walker, node: Node, ctx: SchemaContext, value: Any, x: Any, u: Unit
+) -> Steps:
+    if not isinstance(x, dict):
+        return
+    keyword = u.keyword or "dependentSchemas"
+    for name, sub in value.items():
+        if name in x and not isinstance(sub, list):
+            yield ev.child(node, (keyword, name), x, u.instance_location, u)
+    u.valid = all(c.valid for c in u.children)
+    if keyword == "dependencies":
+        ev.assertion(node, "dependencies", x, u)
+
+
 PROPERTIES = Spec(
     "properties",
     compile_properties,
@@ -1026,6 +1202,7 @@ PROPERTIES = Spec(
     Reach.NAMED,
     marks=Marks.NAMES,
     emit=emit_properties,
+    evaluate=walk_properties,
 )
 PATTERN_PROPERTIES = Spec(
     "patternProperties",
@@ -1035,6 +1212,7 @@ PATTERN_PROPERTIES = Spec(
     Shape.MAP,
     Reach.PATTERN,
     marks=Marks.PATTERNS,
+    evaluate=walk_pattern_properties,
 )
 ADDITIONAL_PROPERTIES = Spec(
     "additionalProperties",
@@ -1045,9 +1223,16 @@ ADDITIONAL_PROPERTIES = Spec(
     Reach.REST_MEMBERS,
     marks=Marks.ALL_MEMBERS,
     emit=emit_additional_properties,
+    evaluate=walk_additional_properties,
 )
 PROPERTY_NAMES = Spec(
-    "propertyNames", compile_property_names, Role.APPLICATOR, "object", Shape.ONE, Reach.KEYS
+    "propertyNames",
+    compile_property_names,
+    Role.APPLICATOR,
+    "object",
+    Shape.ONE,
+    Reach.KEYS,
+    evaluate=walk_property_names,
 )
 DEPENDENT_SCHEMAS = Spec(
     "dependentSchemas",
@@ -1057,10 +1242,17 @@ DEPENDENT_SCHEMAS = Spec(
     Shape.MAP,
     Reach.SOMETIMES,
     emit=emit_dependent_schemas,
+    evaluate=walk_dependent_schemas,
 )
 # A member of "dependencies" may also be an array of names: the walks skip it.
 DEPENDENCIES = Spec(
-    "dependencies", compile_dependencies, Role.APPLICATOR, "object", Shape.MAP, Reach.SOMETIMES
+    "dependencies",
+    compile_dependencies,
+    Role.APPLICATOR,
+    "object",
+    Shape.MAP,
+    Reach.SOMETIMES,
+    evaluate=walk_dependent_schemas,
 )
 PREFIX_ITEMS = Spec(
     "prefixItems",
@@ -1070,6 +1262,7 @@ PREFIX_ITEMS = Spec(
     Shape.LIST,
     Reach.INDEXED,
     marks=Marks.PREFIX,
+    evaluate=walk_prefix_items,
 )
 ITEMS = Spec(
     "items",
@@ -1080,6 +1273,7 @@ ITEMS = Spec(
     Reach.REST_ITEMS,
     marks=Marks.ALL_ITEMS,
     emit=emit_items,
+    evaluate=walk_items,
 )
 CONTAINS = Spec(
     "contains",
@@ -1089,19 +1283,59 @@ CONTAINS = Spec(
     Shape.ONE,
     Reach.EVERY_ITEM,
     marks=Marks.SOME_ITEMS,
+    evaluate=walk_contains,
 )
 MIN_CONTAINS = Spec("minContains", None, Role.PART, "array", part_of="contains")
 MAX_CONTAINS = Spec("maxContains", None, Role.PART, "array", part_of="contains")
 ALL_OF = Spec(
-    "allOf", compile_all_of, Role.APPLICATOR, None, Shape.LIST, Reach.ALWAYS, emit=emit_all_of
+    "allOf",
+    compile_all_of,
+    Role.APPLICATOR,
+    None,
+    Shape.LIST,
+    Reach.ALWAYS,
+    emit=emit_all_of,
+    evaluate=walk_all_of,
 )
 ANY_OF = Spec(
-    "anyOf", compile_any_of, Role.APPLICATOR, None, Shape.LIST, Reach.SOMETIMES, emit=emit_any_of
+    "anyOf",
+    compile_any_of,
+    Role.APPLICATOR,
+    None,
+    Shape.LIST,
+    Reach.SOMETIMES,
+    emit=emit_any_of,
+    evaluate=walk_any_of,
 )
 ONE_OF = Spec(
-    "oneOf", compile_one_of, Role.APPLICATOR, None, Shape.LIST, Reach.SOMETIMES, emit=emit_one_of
+    "oneOf",
+    compile_one_of,
+    Role.APPLICATOR,
+    None,
+    Shape.LIST,
+    Reach.SOMETIMES,
+    emit=emit_one_of,
+    evaluate=walk_one_of,
 )
-NOT = Spec("not", compile_not, Role.APPLICATOR, None, Shape.ONE, Reach.NEGATED, emit=emit_not)
-IF = Spec("if", compile_if, Role.APPLICATOR, None, Shape.ONE, Reach.SOMETIMES, emit=emit_if)
+NOT = Spec(
+    "not",
+    compile_not,
+    Role.APPLICATOR,
+    None,
+    Shape.ONE,
+    Reach.NEGATED,
+    emit=emit_not,
+    evaluate=walk_not,
+)
+IF = Spec(
+    "if",
+    compile_if,
+    Role.APPLICATOR,
+    None,
+    Shape.ONE,
+    Reach.SOMETIMES,
+    emit=emit_if,
+    evaluate=walk_if,
+)
 THEN = Spec("then", None, Role.PART, None, Shape.ONE, Reach.SOMETIMES, part_of="if")
 ELSE = Spec("else", None, Role.PART, None, Shape.ONE, Reach.SOMETIMES, part_of="if")

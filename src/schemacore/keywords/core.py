@@ -20,6 +20,7 @@ from ..model import Evaluated, Keyword, Node, SchemaContext, make_error
 from ..paths import Path
 from ..resources import Target
 from ..spec import Reach, Role, Shape, Spec
+from ..units import Steps, Unit, Walker
 
 __all__ = [
     "ANCHOR",
@@ -39,6 +40,7 @@ __all__ = [
     "emit_reference",
     "pattern_search",
     "reference",
+    "walk_reference",
 ]
 
 
@@ -149,8 +151,25 @@ def emit_reference(
     return True
 
 
+# -- evaluation (annotations and output units) -------------------------------------
+
+
+def walk_reference(
+    ev: Walker, node: Node, ctx: SchemaContext, value: Any, x: Any, u: Unit
+) -> Steps:
+    assert u.keyword is not None
+    result = yield ev.child(node, (u.keyword,), x, u.instance_location, u)
+    u.valid = result.valid
+
+
 REF = Spec(
-    "$ref", compile_ref, Role.APPLICATOR, reach=Reach.ALWAYS, reference=True, emit=emit_reference
+    "$ref",
+    compile_ref,
+    Role.APPLICATOR,
+    reach=Reach.ALWAYS,
+    reference=True,
+    emit=emit_reference,
+    evaluate=walk_reference,
 )
 DYNAMIC_REF = Spec(
     "$dynamicRef",
@@ -159,6 +178,7 @@ DYNAMIC_REF = Spec(
     reach=Reach.ALWAYS,
     reference=True,
     emit=emit_reference,
+    evaluate=walk_reference,
 )
 
 

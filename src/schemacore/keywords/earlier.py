@@ -19,8 +19,9 @@ from typing import Any
 from ..emit import Writer
 from ..model import Keyword, Node, SchemaContext
 from ..spec import Marks, Reach, Role, Shape, Spec
-from .applicator import emit_items, indexed_items, rest_items
-from .core import emit_reference, reference
+from ..units import Steps, Unit, Walker
+from .applicator import emit_items, indexed_items, rest_items, walk_indexed_items, walk_rest_items
+from .core import emit_reference, reference, walk_reference
 from .validation import bound
 
 __all__ = [
@@ -92,6 +93,26 @@ def emit_earlier_items(
     return not isinstance(ctx.schema["items"], list) and emit_items(w, i, node, ctx, k, x, t, d)
 
 
+# -- evaluation (annotations and output units) -------------------------------------
+
+
+def walk_earlier_items(
+    ev: Walker, node: Node, ctx: SchemaContext, value: Any, x: Any, u: Unit
+) -> Steps:
+    if isinstance(value, list):
+        return walk_indexed_items(ev, node, "items", value, x, u)
+    return walk_rest_items(ev, node, "items", 0, x, u)
+
+
+def walk_additional_items(
+    ev: Walker, node: Node, ctx: SchemaContext, value: Any, x: Any, u: Unit
+) -> Steps | None:
+    items = ctx.schema.get("items")
+    if not ctx.active("items") or not isinstance(items, list):
+        return None  # ignored without an array of items
+    return walk_rest_items(ev, node, "additionalItems", len(items), x, u)
+
+
 ITEMS_EARLIER = Spec(
     "items",
     compile_items,
@@ -103,6 +124,7 @@ ITEMS_EARLIER = Spec(
     marks=Marks.PREFIX,
     marks_one=Marks.ALL_ITEMS,
     emit=emit_earlier_items,
+    evaluate=walk_earlier_items,
 )
 ADDITIONAL_ITEMS = Spec(
     "additionalItems",
@@ -113,6 +135,7 @@ ADDITIONAL_ITEMS = Spec(
     Reach.REST_ITEMS,
     marks=Marks.ALL_ITEMS,
     continues="items",
+    evaluate=walk_additional_items,
 )
 RECURSIVE_REF = Spec(
     "$recursiveRef",
@@ -121,6 +144,7 @@ RECURSIVE_REF = Spec(
     reach=Reach.ALWAYS,
     reference=True,
     emit=emit_reference,
+    evaluate=walk_reference,
 )
 RECURSIVE_ANCHOR = Spec("$recursiveAnchor", None, Role.SILENT)
 MAXIMUM_04 = Spec(

@@ -15,6 +15,7 @@ from ..errors import ValidationError
 from ..model import Evaluated, Keyword, Node, SchemaContext, leftover_errors
 from ..paths import Path
 from ..spec import Marks, Reach, Role, Shape, Spec
+from ..units import Steps, Unit, Walker, evaluated_at, join
 from .applicator import string_key
 
 __all__ = ["UNEVALUATED_ITEMS", "UNEVALUATED_PROPERTIES", "fold"]
@@ -250,6 +251,52 @@ def _evaluates_all(keyword: Keyword) -> Keyword:
     return Keyword(keyword.name, applies_to, valid, errors, track, cost=95)
 
 
+# -- evaluation (annotations and output units) -------------------------------------
+
+
+def walk_unevaluated_properties(
+    ev: Walker, node: Node, ctx: SchemaContext, value: Any, x: Any, u: Unit
+) -> Steps:
+    if not isinstance(x, dict):
+        return
+    parent = walk_siblings(ev, u)
+    seen = evaluated_at(parent, u.instance_location, ev.member_keywords)
+    if seen is None:
+        u.annotation = []
+        return
+    left = [key for key in x if key not in seen]
+    for key in left:
+        yield ev.child(node, ("unevaluatedProperties",), x[key], join(u.instance_location, key), u)
+    u.valid = all(c.valid for c in u.children)
+    if not u.valid and value is False:
+        u.error = "unevaluated properties are not allowed"
+    u.annotation = left
+
+
+def walk_unevaluated_items(
+    ev: Walker, node: Node, ctx: SchemaContext, value: Any, x: Any, u: Unit
+) -> Steps:
+    if not isinstance(x, list):
+        return
+    parent = walk_siblings(ev, u)
+    seen = evaluated_at(parent, u.instance_location, ev.item_keywords)
+    if seen is None:
+        return
+    left = [i for i in range(len(x)) if i not in seen]
+    for index in left:
+        yield ev.child(node, ("unevaluatedItems",), x[index], join(u.instance_location, index), u)
+    u.valid = all(c.valid for c in u.children)
+    if not u.valid and value is False:
+        u.error = "unevaluated items are not allowed"
+    if left:
+        u.annotation = True
+
+
+def walk_siblings(ev: Walker, unit: Unit) -> list[Unit]:
+    assert ev.current is not None
+    return ev.current
+
+
 UNEVALUATED_PROPERTIES = Spec(
     "unevaluatedProperties",
     compile_unevaluated_properties,
@@ -258,6 +305,7 @@ UNEVALUATED_PROPERTIES = Spec(
     Shape.ONE,
     Reach.UNEVALUATED_MEMBERS,
     marks=Marks.ALL_MEMBERS,
+    evaluate=walk_unevaluated_properties,
 )
 UNEVALUATED_ITEMS = Spec(
     "unevaluatedItems",
@@ -267,4 +315,5 @@ UNEVALUATED_ITEMS = Spec(
     Shape.ONE,
     Reach.UNEVALUATED_ITEMS,
     marks=Marks.ALL_ITEMS,
+    evaluate=walk_unevaluated_items,
 )
