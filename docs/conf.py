@@ -78,7 +78,7 @@ nitpick_ignore = [
     ("py:class", "schemacore.runtime.boundary.T"),
     ("py:class", "schemacore.compat._checkers._F"),
     ("py:class", "schemacore.runtime.schemalookup.SchemaLookup"),
-    ("py:class", "schemacore.evaluation.Unit"),
+    ("py:class", "schemacore.units.Unit"),
     ("py:class", "Row"),  # runtime.gateway.postgres: a database row, tuple[Any, ...]
     ("py:class", "ArgumentMode"),  # Gateway(arguments=...): "enforce", "warn" or "off"
     ("py:class", "OutputMode"),  # Gateway(output=...), mcp: "enforce" or "report"

@@ -29,7 +29,7 @@ import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import replace
 from types import MappingProxyType
-from typing import Any, Literal
+from typing import Any
 
 from ..catalog import AdmittedBundle
 from ..contract import ToolContract
@@ -42,13 +42,12 @@ from .leases import LeasedJournal
 from .limiter import ContractLimiter, Limiter
 from .outcome import Status, ToolOutcome
 from .policy import Approver, Authorizer, Budget, Trigger, grants_authorizer
+from .services import ArgumentMode, CallServices, OutputMode
 from .steps import CallRun, CatalogView, Stop, check_host_inputs, iso_time
 from .telemetry import Telemetry
 
 __all__ = ["Gateway", "GatewayConfigError"]
 
-OutputMode = Literal["enforce", "report"]
-ArgumentMode = Literal["enforce", "warn", "off"]
 _ALWAYS_RECORDED = frozenset({"toolId", "status", "step", "code", "dispatched"})
 
 
@@ -195,6 +194,30 @@ class Gateway:
             self._limiter = self._journal.limiter(owner)
         else:
             self._limiter = ContractLimiter(monotonic)
+        # What each call's steps see of this gateway (never its private attributes).
+        self._services = CallServices(
+            owner=self.owner,
+            journal=self._journal,
+            limiter=self._limiter,
+            backends=self._backends,
+            authorizer=self._authorizer,
+            approver=self._approver,
+            triggers=self._triggers,
+            budget=self._budget,
+            credentials=self._credentials,
+            output_mode=self._output_mode,
+            argument_mode=self._argument_mode,
+            argument_modes=self._argument_modes,
+            telemetry=self._telemetry,
+            window=self._window,
+            backoff=self._backoff,
+            clock=self._clock,
+            monotonic=self._monotonic,
+            sleep=self._sleep,
+            jitter=self._jitter,
+            ids=self._ids,
+            emit=self._emit,
+        )
         self.recovered: tuple[ToolOutcome, ...] = tuple(self.recover()) if recover else ()
         if isinstance(self._journal, LeasedJournal):
             self._journal.on_beat(self._on_beat)
@@ -467,7 +490,7 @@ class Gateway:
         # Read once: the whole call sees one bundle, whatever replace_catalog does.
         view = catalog if catalog is not None else self._catalog
         call = CallRun(
-            self,
+            self._services,
             view,
             tool_name,
             context.caller,

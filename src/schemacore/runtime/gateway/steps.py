@@ -27,7 +27,7 @@ from .policy import CallRequest, Decision, fired_triggers
 from .telemetry import CallTrace
 
 if TYPE_CHECKING:
-    from .gateway import Gateway
+    from .services import CallServices
 
 __all__ = ["CallRun", "CatalogView", "Stop", "check_host_inputs", "iso_time"]
 
@@ -119,7 +119,7 @@ class CallRun:
 
     def __init__(
         self,
-        gateway: Gateway,
+        services: CallServices,
         catalog: CatalogView,
         tool_name: Any,
         caller: str,
@@ -129,7 +129,7 @@ class CallRun:
         tenant: str | None = None,
         request_id: str | None = None,
     ) -> None:
-        self.g = gateway
+        self.g = services
         self.catalog = catalog
         self.tool = tool_name if isinstance(tool_name, str) else ""
         self.caller = caller
@@ -137,8 +137,8 @@ class CallRun:
         self.compensates = compensates
         self.tenant = tenant
         self.request_id = request_id
-        self.started = gateway._monotonic()
-        self.wall_started = gateway._clock()
+        self.started = services.monotonic()
+        self.wall_started = services.clock()
         # Span name -> [start, end] wall-clock seconds of the part of the call it covers.
         self.phases: dict[str, list[float]] = {}
         self.arg_issues: tuple[tuple[str, str, str], ...] = ()
@@ -193,8 +193,8 @@ class CallRun:
         """Close the open intent with ``outcome`` (the journal keeps it for replays)."""
         if self.intent_id is not None:
             try:
-                self.g._journal.close(
-                    self.intent_id, outcome.to_dict(evidence=False), self.g._clock()
+                self.g.journal.close(
+                    self.intent_id, outcome.to_dict(evidence=False), self.g.clock()
                 )
             except Exception:
                 # The intent stays open: a restart reports it as ambiguous, never re-runs it.
@@ -203,11 +203,11 @@ class CallRun:
 
     def begin(self, phase: str) -> None:
         """A telemetry span's part of the call starts (see :mod:`.telemetry`)."""
-        self.phases[phase] = [self.g._clock()]
+        self.phases[phase] = [self.g.clock()]
 
     def end(self, phase: str) -> None:
         if len(self.phases.get(phase, ())) == 1:
-            self.phases[phase].append(self.g._clock())
+            self.phases[phase].append(self.g.clock())
 
     def steps(self, arguments: Any, idempotency_key: str | None) -> ToolOutcome:
         """Steps 1 to 10, in order; each one raises :class:`Stop` to end the call."""
@@ -224,9 +224,7 @@ class CallRun:
         # approval or budget is spent on a call that will not run again.
         idempotency = contract["idempotency"]
         window = float(
-            idempotency["deduplicationWindowSeconds"]
-            if idempotency["supported"]
-            else self.g._window
+            idempotency["deduplicationWindowSeconds"] if idempotency["supported"] else self.g.window
         )
         seen = self.recorded(contract, window)
         if seen is not None:
@@ -247,7 +245,7 @@ class CallRun:
         dispatch = replace(dispatch, credential=self.resolve_credentials(contract))
         self.at = "dispatch"
         try:
-            marked = self.g._journal.mark_dispatched(dispatch.intent_id or "", self.g._clock())
+            marked = self.g.journal.mark_dispatched(dispatch.intent_id or "", self.g.clock())
         except Exception as exc:
             raise self.stop(
                 "dispatch",
@@ -300,7 +298,7 @@ class CallRun:
             raise self.stop("lookup", "tool-not-governed", "the tool has no contract")
         if self.contract["deprecation"]["status"] == "retired":
             raise self.stop("lookup", "tool-retired", "the tool's contract says it is retired")
-        if _sunset_passed(self.contract, self.g._clock()):
+        if _sunset_passed(self.contract, self.g.clock()):
             raise self.stop("lookup", "tool-sunset", "the tool's deprecation sunset has passed")
         if rate_key(self.contract, self.caller, self.tenant) is None:
             raise self.stop(
@@ -324,7 +322,7 @@ class CallRun:
                 raise self.stop(
                     "arguments", exc.code, exc.message, result=tool_error_result(self.tool, exc)
                 ) from None
-        mode = self.g._argument_modes.get(self.tool, self.g._argument_mode)
+        mode = self.g.argument_mode_of(self.tool)
         # "off" still checks the JSON data model and the limits (the gateway digests,
         # journals and copies the arguments); only the schema's verdict is dropped.
         checked = validate_tool_args(
@@ -403,7 +401,7 @@ class CallRun:
     def authorize(self, request: CallRequest) -> None:
         """3. The authoriser, against the bundle's authority."""
         try:
-            decision = _decided(self.g._authorizer(request, self.catalog.bundle.authority))
+            decision = _decided(self.g.authorizer(request, self.catalog.bundle.authority))
         except Exception as exc:
             raise self.stop(
                 "authorization", "authorizer-failed", f"the authoriser raised {type(exc).__name__}"
@@ -418,8 +416,8 @@ class CallRun:
         if self.key_digest is None:
             return None
         try:
-            return self.g._journal.find(
-                contract.tool_id, self.caller, self.key_digest, since=self.g._clock() - window
+            return self.g.journal.find(
+                contract.tool_id, self.caller, self.key_digest, since=self.g.clock() - window
             )
         except Exception as exc:
             raise self.stop(
@@ -431,18 +429,18 @@ class CallRun:
 
     def approve(self, request: CallRequest) -> None:
         """4. A human approves when one of the contract's triggers fires."""
-        fired, unknown = fired_triggers(request, self.g._triggers)
+        fired, unknown = fired_triggers(request, self.g.triggers)
         if not fired:
             return
         self.approval = {"triggers": list(fired)}
         if unknown:
             self.approval["unknownTriggers"] = list(unknown)
-        if self.g._approver is None:
+        if self.g.approver is None:
             raise self.stop(
                 "approval", "approval-unavailable", "approval is needed and no approver is set"
             )
         try:
-            verdict = _decided(self.g._approver(request, fired))
+            verdict = _decided(self.g.approver(request, fired))
         except Exception as exc:
             raise self.stop(
                 "approval", "approval-failed", f"the approver raised {type(exc).__name__}"
@@ -457,11 +455,11 @@ class CallRun:
         """5. The contract's rate and concurrency limits, then the host's budget."""
         key = rate_key(request.contract, self.caller, self.tenant)
         assert key is not None  # the lookup step refused a call without its tenant
-        slot = self.g._limiter.reserve(request.contract, key)
+        slot = self.g.limiter.reserve(request.contract, key)
         if isinstance(slot, tuple):
             raise self.stop("budget", slot[0], slot[1], retryable=True)
         self.holder = _Holder(slot)
-        budget = self.g._budget
+        budget = self.g.budget
         if budget is None:
             return
         try:
@@ -476,7 +474,7 @@ class CallRun:
         """6. The intent, before anything can act; or the intent that has the key."""
         assert self.args_digest is not None
         intent = Intent(
-            intent_id=self.g._ids(),
+            intent_id=self.g.ids(),
             tool=self.tool,
             tool_id=contract.tool_id,
             caller=self.caller,
@@ -484,11 +482,11 @@ class CallRun:
             key_digest=self.key_digest,
             args_digest=self.args_digest,
             owner=self.g.owner,
-            created_at=self.g._clock(),
+            created_at=self.g.clock(),
             compensates=self.compensates,
         )
         try:
-            existing = self.g._journal.begin(intent, window=window)
+            existing = self.g.journal.begin(intent, window=window)
         except Exception as exc:
             raise self.stop(
                 "intent",
@@ -505,7 +503,7 @@ class CallRun:
         reference = contract["authenticationRef"]
         if reference is None:
             return None
-        if self.g._credentials is None:
+        if self.g.credentials is None:
             raise self.stop(
                 "credentials",
                 "credential-unavailable",
@@ -513,7 +511,7 @@ class CallRun:
                 retryable=True,
             )
         try:
-            value = self.g._credentials(reference)
+            value = self.g.credentials(reference)
         except Exception as exc:
             raise self.stop(
                 "credentials",
@@ -529,7 +527,7 @@ class CallRun:
         assert self.admitted is not None
         contract = request.contract
         policy = contract["egressPolicy"]
-        backend = self.g._backends.get(self.admitted.descriptor.backend or "")
+        backend = self.g.backends.get(self.admitted.descriptor.backend or "")
         if backend is None:
             raise self.stop("egress", "backend-unavailable", "the tool's backend is not configured")
         dispatch = DispatchRequest(
@@ -577,13 +575,13 @@ class CallRun:
         """Wait before attempt ``attempt + 1`` as ``retryPolicy.backoff`` says."""
         assert self.contract is not None
         curve = self.contract["retryPolicy"]["backoff"]
-        base, cap = self.g._backoff
+        base, cap = self.g.backoff
         if curve == "none":
             return
         delay = base if curve == "fixed" else min(cap, base * 2 ** (attempt - 1))
         if curve == "exponential-jitter":
-            delay *= min(max(float(self.g._jitter()), 0.0), 1.0)
-        self.g._sleep(min(cap, delay))
+            delay *= min(max(float(self.g.jitter()), 0.0), 1.0)
+        self.g.sleep(min(cap, delay))
 
     def dispatch(self, backend: Backend, dispatch: DispatchRequest) -> tuple[Any, int]:
         assert self.contract is not None and self.holder is not None
@@ -717,7 +715,7 @@ class CallRun:
         if not problems:
             return
         self.output_issues = problems
-        if self.g._output_mode == "enforce":
+        if self.g.output_mode == "enforce":
             raise self.stop(
                 "output",
                 "output-invalid",
@@ -751,17 +749,17 @@ class CallRun:
         if self.holder is not None:
             self.holder.leave()
         if self.budget_taken and not (self.holder is not None and self.holder.dispatched):
-            assert self.g._budget is not None and self.request is not None
+            assert self.g.budget is not None and self.request is not None
             # A failing release is the host budget's own problem; the call is over.
             with contextlib.suppress(Exception):
-                self.g._budget.release(self.request)
+                self.g.budget.release(self.request)
 
     def finish(self, outcome: ToolOutcome) -> ToolOutcome:
         """11. evidence: the minimised record of this outcome."""
         g, contract = self.g, self.contract
         record: dict[str, Any] = {
             "evidence": EVIDENCE_VERSION,
-            "time": iso_time(g._clock()),
+            "time": iso_time(g.clock()),
             "intentId": outcome.intent_id,
             "tool": self.tool,
             "toolId": contract.tool_id if contract is not None else None,
@@ -774,7 +772,7 @@ class CallRun:
             "dispatched": outcome.dispatched,
             "attempts": outcome.attempts,
             "replayed": outcome.replayed,
-            "durationMs": round((g._monotonic() - self.started) * 1000.0, 3),
+            "durationMs": round((g.monotonic() - self.started) * 1000.0, 3),
             "requestId": self.request_id,
             "tenant": self.tenant,
             "argumentsDigest": self.args_digest,
@@ -789,7 +787,7 @@ class CallRun:
             record["journalFailed"] = True
         if contract is not None:
             record["audit"] = audit_record(contract, record)
-        if contract is not None and g._telemetry is not None:
+        if contract is not None and g.telemetry is not None:
             self.report(outcome, contract)
         if contract is not None and self.request is not None:
             log_payloads = contract["observability"]["logPayloads"]
@@ -800,13 +798,13 @@ class CallRun:
                 record["result"] = result_view(
                     log_payloads, outcome.result, contract.envelope["outputSchema"]
                 )
-        return g._emit(outcome, record)
+        return g.emit(outcome, record)
 
     def report(self, outcome: ToolOutcome, contract: ToolContract) -> None:
         """Hand the finished call to the gateway's telemetry; a failure there is
         the telemetry's own problem, never the call's."""
-        assert self.g._telemetry is not None
-        now = self.g._clock()
+        assert self.g.telemetry is not None
+        now = self.g.clock()
         observability = contract["observability"]
         arguments = None
         if observability["logPayloads"] and self.request is not None:
@@ -831,7 +829,7 @@ class CallRun:
             warned=self.arg_warned is not None,
         )
         with contextlib.suppress(Exception):
-            self.g._telemetry.record(trace)
+            self.g.telemetry.record(trace)
 
 
 def check_host_inputs(
