@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from .spec import Shape
+from .spec import IN_PLACE, LEAVES, Reach, Shape
 
 if TYPE_CHECKING:
     from .spec import Spec
@@ -55,6 +55,16 @@ class Dialect:
     active: Mapping[str, Spec] = field(init=False)
     holding: tuple[tuple[str, Shape], ...] = field(init=False)
     holding_names: frozenset[str] = field(init=False)
+    # The same facts as tables the hot loops read without touching an Enum (their
+    # attribute lookups and hashes are slow Python in 3.11): keyword -> shape;
+    # active keyword -> (spec, compiler); keyword -> (reach of its single
+    # subschema, reach of one of its list or map members); the keywords applying
+    # subschemas in place, and those whose subschemas see a value without children.
+    shapes: Mapping[str, Shape] = field(init=False)
+    compilers: Mapping[str, tuple[Spec, Any]] = field(init=False)
+    reaches: Mapping[str, tuple[Reach, Reach]] = field(init=False)
+    in_place: frozenset[str] = field(init=False)
+    leaves: frozenset[str] = field(init=False)
     _variants: dict[frozenset[str], Dialect] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -78,6 +88,21 @@ class Dialect:
         )
         set_attr(self, "holding", holding)
         set_attr(self, "holding_names", frozenset(name for name, _ in holding))
+        set_attr(self, "shapes", dict(holding))
+        set_attr(
+            self,
+            "compilers",
+            {name: (spec, spec.compile) for name, spec in active.items() if spec.compile},
+        )
+        reaches = {
+            name: (spec.reach_of((name,)), spec.reach_of((name, 0)))
+            for name, (spec, _) in self.keywords.items()
+        }
+        set_attr(self, "reaches", reaches)
+        set_attr(
+            self, "in_place", frozenset(n for n, (one, _) in reaches.items() if one in IN_PLACE)
+        )
+        set_attr(self, "leaves", frozenset(n for n, (one, _) in reaches.items() if one in LEAVES))
         set_attr(self, "_variants", {self.vocabularies: self})
 
     def has(self, vocabulary: str) -> bool:

@@ -22,13 +22,15 @@ from collections.abc import Iterable
 
 from .errors import ExecutionFailure
 from .model import Node
-from .spec import IN_PLACE, Reach
+from .spec import Reach
 
 __all__ = ["check_child_fan_out", "mark_fan_out"]
 
-# Children whose subschema sees a value that has no children (a property name) or a
-# new value (decoded content): recursion cannot continue into the instance there.
-_LEAVES = frozenset({Reach.KEYS, Reach.CONTENT})
+# Reach values bound once: attribute lookups on an Enum class are slow in 3.11.
+_ALWAYS = Reach.ALWAYS
+_NAMED, _PATTERN, _INDEXED = Reach.NAMED, Reach.PATTERN, Reach.INDEXED
+_REST_ITEMS, _EVERY_ITEM, _KEYS = Reach.REST_ITEMS, Reach.EVERY_ITEM, Reach.KEYS
+_UNEVALUATED_ITEMS = Reach.UNEVALUATED_ITEMS
 
 
 def _reach(owner: Node, tokens: tuple[str | int, ...]) -> Reach:
@@ -36,12 +38,21 @@ def _reach(owner: Node, tokens: tuple[str | int, ...]) -> Reach:
     spec in the owner's dialect (in place, for anything unknown: the conservative
     answer)."""
     ctx = owner.context
-    entry = ctx.dialect.keywords.get(str(tokens[0])) if ctx is not None else None
-    return entry[0].reach_of(tokens) if entry is not None else Reach.ALWAYS
+    entry = ctx.dialect.reaches.get(str(tokens[0])) if ctx is not None else None
+    if entry is None:
+        return _ALWAYS
+    return entry[1] if len(tokens) > 1 else entry[0]
 
 
 def _in_place(owner: Node, tokens: tuple[str | int, ...]) -> bool:
-    return _reach(owner, tokens) in IN_PLACE
+    ctx = owner.context
+    return ctx is None or tokens[0] in ctx.dialect.in_place or tokens[0] not in ctx.dialect.reaches
+
+
+def _leaf(owner: Node, tokens: tuple[str | int, ...]) -> bool:
+    """Whether the child sees a value without children (a name, decoded content)."""
+    ctx = owner.context
+    return ctx is not None and tokens[0] in ctx.dialect.leaves
 
 
 Edge = tuple[Node, tuple[str | int, ...]]
@@ -99,7 +110,7 @@ def _towards(node: Node, cyclic: set[Node]) -> int:
     return sum(
         1
         for tokens, child in node.children.items()
-        if child in cyclic and _reach(node, tokens) not in _LEAVES
+        if child in cyclic and not _leaf(node, tokens)
     )
 
 
@@ -143,7 +154,7 @@ def _fans_out(component: set[Node]) -> bool:
                 for tokens, child in node.children.items()
                 if child in component
                 and not _in_place(node, tokens)
-                and _reach(node, tokens) not in _LEAVES
+                and not _leaf(node, tokens)
             }
             if not own and len(inplace[node]) == 1:
                 # A reference, typically: the same summary (shared, never changed).
@@ -185,26 +196,26 @@ def _overlap(edges: Iterable[Edge]) -> bool:
     others = 0
     for owner, tokens in edges:
         reach, here = _reach(owner, tokens), id(owner)
-        if reach is Reach.NAMED:
+        if reach is _NAMED:
             name = str(tokens[1])
             if name in names:
                 return True
             names[name] = here
-        elif reach is Reach.PATTERN:
+        elif reach is _PATTERN:
             patterns.add(here)
         elif reach in _MEMBER_RESTS:
             # Only the members the same schema object leaves to them.
             rests.add(here)
-        elif reach is Reach.INDEXED:
+        elif reach is _INDEXED:
             index = int(tokens[1])
             if index in indexes:
                 return True
             indexes[index] = here
-        elif reach is Reach.REST_ITEMS:
+        elif reach is _REST_ITEMS:
             items.add(here)
-        elif reach is Reach.EVERY_ITEM:
+        elif reach is _EVERY_ITEM:
             every += 1
-        elif reach is Reach.UNEVALUATED_ITEMS:
+        elif reach is _UNEVALUATED_ITEMS:
             array_rests.add(here)
         else:
             others += 1
@@ -326,21 +337,21 @@ def _busiest_child(summary: dict[Edge, int], cap: int) -> int:
     other = 0
     for (owner, tokens), weight in summary.items():
         reach = _reach(owner, tokens)
-        if reach is Reach.NAMED:
+        if reach is _NAMED:
             names.setdefault(str(tokens[1]), []).append((owner, weight))
-        elif reach is Reach.PATTERN:
+        elif reach is _PATTERN:
             patterns += weight
         elif reach in _MEMBER_RESTS:
             rests[owner] = rests.get(owner, 0) + weight
-        elif reach is Reach.INDEXED:
+        elif reach is _INDEXED:
             index = int(tokens[1])
             indexes[index] = indexes.get(index, 0) + weight
-        elif reach is Reach.REST_ITEMS:
-            start = sum(1 for key in owner.children if _reach(owner, key) is Reach.INDEXED)
+        elif reach is _REST_ITEMS:
+            start = sum(1 for key in owner.children if _reach(owner, key) is _INDEXED)
             items.append((start, weight))
-        elif reach in (Reach.EVERY_ITEM, Reach.UNEVALUATED_ITEMS):
+        elif reach is _EVERY_ITEM or reach is _UNEVALUATED_ITEMS:
             every += weight
-        elif reach is Reach.KEYS:
+        elif reach is _KEYS:
             keys += weight
         else:
             other += weight

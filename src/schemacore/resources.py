@@ -46,6 +46,9 @@ _MARKERS = frozenset(
 # $dynamicAnchor can be named so (an anchor name starts with a letter or "_").
 RECURSIVE_NAME = "#recursive"
 
+# Shapes bound once: attribute lookups on an Enum class are slow in 3.11.
+_ONE, _MAP, _ONE_OR_LIST = Shape.ONE, Shape.MAP, Shape.ONE_OR_LIST
+
 _BUNDLED: dict[str, Any] | None = None
 
 
@@ -211,15 +214,18 @@ class Index:
             return  # a leaf: most schema objects are
         depth += 1
         walk = self._walk
-        for keyword, shape in dialect.holding:
-            value = node.get(keyword, _MISSING)
-            if value is _MISSING:
+        shapes = dialect.shapes
+        # The node's own keywords (a few) rather than every keyword that may hold
+        # subschemas (twenty).
+        for keyword, value in node.items():
+            shape = shapes.get(keyword)
+            if shape is None:
                 continue
-            if shape is Shape.ONE or (shape is Shape.ONE_OR_LIST and not isinstance(value, list)):
+            if shape is _ONE or (shape is _ONE_OR_LIST and not isinstance(value, list)):
                 walk(
                     value, base, f"{pointer}/{keyword}", resource, depth, dialect, declared, origin
                 )
-            elif shape is Shape.MAP:
+            elif shape is _MAP:
                 if isinstance(value, dict):
                     prefix = f"{pointer}/{keyword}/"
                     for name, item in value.items():

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from .model import Keyword, SchemaContext
     from .units import Handler
 
-__all__ = ["Marks", "Reach", "Role", "Shape", "Spec"]
+__all__ = ["IN_PLACE", "LEAVES", "Marks", "Reach", "Role", "Shape", "Spec"]
 
 Compile = Callable[["SchemaContext", Any], "Keyword | None"]
 
@@ -60,8 +60,10 @@ class Reach(Enum):
     CONTENT = "content"  # a value decoded from a string (contentSchema)
 
 
-# Reaches that apply the subschema to the instance location itself.
+# Reaches that apply the subschema to the instance location itself, and those whose
+# subschema sees a value with no children (a name) or a new value (decoded content).
 IN_PLACE = frozenset({Reach.ALWAYS, Reach.SOMETIMES, Reach.NEGATED})
+LEAVES = frozenset({Reach.KEYS, Reach.CONTENT})
 
 
 class Marks(Enum):

@@ -76,20 +76,18 @@ def build_node(node: Node, ctx: SchemaContext) -> None:
     keywords: list[Keyword] = []
     types: frozenset[str] | None = None
     dialect = ctx.dialect
-    active = dialect.active
+    compilers = dialect.compilers
     members: Any = ctx.schema.items()
     if dialect.ref_alone and "$ref" in ctx.schema:
         # Before 2019-09, "$ref" stands alone: its siblings are ignored.
         members = (("$ref", ctx.schema["$ref"]),)
     for name, value in members:
-        spec = active.get(name)
-        if spec is None:
-            continue
-        compile = spec.compile
-        if compile is None:
-            if spec is validation.TYPE:
+        entry = compilers.get(name)
+        if entry is None:
+            if name == "type" and dialect.active.get(name) is validation.TYPE:
                 types = validation.parse_types(ctx, value)
             continue
+        spec, compile = entry
         keyword = compile(ctx, value)
         if keyword is not None:
             keyword.spec = spec
