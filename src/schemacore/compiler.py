@@ -37,6 +37,9 @@ from .resources import Index, Target
 
 __all__ = ["Compiler"]
 
+# Published meta-schema URI -> its dialect (dialects.known, read in line).
+_KNOWN = dialects.by_uri()
+
 # Where Node.paths stops counting (far beyond any Limits value that makes sense).
 _MANY_PATHS = 1 << 62
 
@@ -82,20 +85,18 @@ class Compiler:
     def hint(schema_uri: Any, location: str) -> Dialect | None:
         """For the index: the published draft a $schema value names, None for any
         other URI (a custom meta-schema, resolved when compiling)."""
-        if not isinstance(schema_uri, str):
-            return None  # compiling it reports the error
-        found = dialects.known(schema_uri)
-        if found is None:
+        found = _KNOWN.get(schema_uri) if type(schema_uri) is str else None
+        if found is None and isinstance(schema_uri, str):
             _refuse_unsupported(schema_uri, location)
         return found
 
     def dialect_for(self, schema_uri: Any, location: str) -> Dialect:
         """The dialect a ``$schema`` value names, or UnsupportedCapability."""
-        if not isinstance(schema_uri, str):
-            raise SchemaError("$schema must be a URI string", location=location)
-        found = dialects.known(schema_uri)
+        found = _KNOWN.get(schema_uri) if type(schema_uri) is str else None
         if found is not None:
             return found
+        if not isinstance(schema_uri, str):
+            raise SchemaError("$schema must be a URI string", location=location)
         _refuse_unsupported(schema_uri, location)
         key = normalise(schema_uri)
         cached = self._dialects.get(key)
@@ -319,7 +320,7 @@ class Compiler:
             root = next(iter(self._cache.values()))
             if root.paths <= self.options.limits.max_inplace_applications:
                 return
-        if self.cycles:
+        if self.cycles and _has_cycle(self._edges):
             for number, component in enumerate(_loops(self._edges), 1):
                 for key in component:
                     self._cache[key].loop = number
@@ -377,6 +378,32 @@ def _refuse_unsupported(schema_uri: str, location: str) -> None:
 
 
 Key = tuple[Any, ...]
+
+
+def _has_cycle(edges: dict[Key, list[Key]]) -> bool:
+    """Whether the in-place edges hold a cycle (a colouring walk; most schemas with
+    references have none, and then the components need not be found)."""
+    grey, black = 1, 2
+    colour: dict[Key, int] = {}
+    for start in edges:
+        if start in colour:
+            continue
+        colour[start] = grey
+        stack = [(start, iter(edges.get(start, ())))]
+        while stack:
+            current, children = stack[-1]
+            for child in children:
+                state = colour.get(child)
+                if state == grey:
+                    return True
+                if state is None:
+                    colour[child] = grey
+                    stack.append((child, iter(edges.get(child, ()))))
+                    break
+            else:
+                colour[current] = black
+                stack.pop()
+    return False
 
 
 def _loops(edges: dict[Key, list[Key]]) -> list[list[Key]]:

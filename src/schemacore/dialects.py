@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from .dialect import Dialect, normalise
+from .dialect import Dialect
 from .keywords import applicator as ap
 from .keywords import content as ct
 from .keywords import core
@@ -34,6 +34,7 @@ __all__ = [
     "DRAFT3_URI",
     "UNSUPPORTED",
     "by_name",
+    "by_uri",
     "known",
 ]
 
@@ -261,9 +262,19 @@ UNSUPPORTED = {
 }
 
 
+# Each URI with its empty fragment too: one lookup, no string work, per $schema.
+_BY_URI.update({uri + "#": dialect for uri, dialect in list(_BY_URI.items())})
+
+
 def known(uri: str) -> Dialect | None:
     """The dialect a published meta-schema URI names, if schemacore implements it."""
-    return _BY_URI.get(normalise(uri))
+    return _BY_URI.get(uri)
+
+
+def by_uri() -> Mapping[str, Dialect]:
+    """Every published meta-schema URI schemacore implements (with and without its
+    empty fragment) -> its dialect."""
+    return _BY_URI
 
 
 def by_name(name: str) -> Dialect | None:
