@@ -108,9 +108,7 @@ def _reachable(starts: list[Node]) -> set[Node]:
 
 def _towards(node: Node, cyclic: set[Node]) -> int:
     return sum(
-        1
-        for tokens, child in node.children.items()
-        if child in cyclic and not _leaf(node, tokens)
+        1 for tokens, child in node.children.items() if child in cyclic and not _leaf(node, tokens)
     )
 
 
@@ -152,9 +150,7 @@ def _fans_out(component: set[Node]) -> bool:
             own = {
                 (node, tokens)
                 for tokens, child in node.children.items()
-                if child in component
-                and not _in_place(node, tokens)
-                and not _leaf(node, tokens)
+                if child in component and not _in_place(node, tokens) and not _leaf(node, tokens)
             }
             if not own and len(inplace[node]) == 1:
                 # A reference, typically: the same summary (shared, never changed).

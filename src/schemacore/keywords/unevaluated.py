@@ -102,6 +102,14 @@ def compile_unevaluated_items(ctx: SchemaContext, value: Any) -> Keyword:
 # fixed names, patterns and a prefix length, like additionalProperties.
 
 
+# Spec facts bound once: attribute lookups on an Enum class are slow in 3.11.
+_ALWAYS, _SOMETIMES = Reach.ALWAYS, Reach.SOMETIMES
+_UNEVALUATED = (Reach.UNEVALUATED_MEMBERS, Reach.UNEVALUATED_ITEMS)
+_ONE_OR_LIST = Shape.ONE_OR_LIST
+_NAMES, _PATTERNS, _ALL_MEMBERS = Marks.NAMES, Marks.PATTERNS, Marks.ALL_MEMBERS
+_PREFIX, _ALL_ITEMS, _SOME_ITEMS = Marks.PREFIX, Marks.ALL_ITEMS, Marks.SOME_ITEMS
+
+
 class _Static:
     def __init__(self) -> None:
         self.names: set[str] = set()
@@ -132,34 +140,30 @@ def _collect(node: Node, found: _Static, seen: set[int], root: bool) -> bool:
         spec = active.get(name)
         if spec is None:
             continue
-        if spec.reach is Reach.SOMETIMES and spec.part_of is None:
+        if spec.reach is _SOMETIMES and spec.part_of is None:
             return False  # anyOf, oneOf, if, dependentSchemas...
         if spec.continues is not None and not isinstance(schema.get(spec.continues), list):
             continue  # additionalItems without an array of items: ignored
         marks = spec.marks
-        if spec.shape is Shape.ONE_OR_LIST and not isinstance(value, list):
+        if spec.shape is _ONE_OR_LIST and not isinstance(value, list):
             marks = spec.marks_one
-        if root and spec.reach in (Reach.UNEVALUATED_MEMBERS, Reach.UNEVALUATED_ITEMS):
+        if root and spec.reach in _UNEVALUATED:
             continue  # the keyword being folded
-        if marks is Marks.SOME_ITEMS:
+        if marks is _SOME_ITEMS:
             return False  # contains: which items depends on the instance
-        if marks is Marks.NAMES and isinstance(value, dict):
+        if marks is _NAMES and isinstance(value, dict):
             found.names.update(value)
-        elif marks is Marks.PATTERNS and isinstance(value, dict):
+        elif marks is _PATTERNS and isinstance(value, dict):
             found.patterns.extend(value)
-        elif marks is Marks.ALL_MEMBERS:
+        elif marks is _ALL_MEMBERS:
             found.all_props = True
-        elif marks is Marks.PREFIX and isinstance(value, list):
+        elif marks is _PREFIX and isinstance(value, list):
             found.prefix = max(found.prefix, len(value))
-        elif marks is Marks.ALL_ITEMS:
+        elif marks is _ALL_ITEMS:
             found.all_items = True
     for tokens, child in node.children.items():
         spec = active.get(str(tokens[0]))
-        if (
-            spec is not None
-            and spec.reach is Reach.ALWAYS
-            and not _collect(child, found, seen, False)
-        ):
+        if spec is not None and spec.reach is _ALWAYS and not _collect(child, found, seen, False):
             return False
     return True
 
