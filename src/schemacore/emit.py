@@ -30,6 +30,7 @@ __all__ = [
     "callable_of",
     "closed",
     "edge",
+    "emit_body",
     "emit_child",
     "emit_keyword",
     "emit_node",
@@ -154,6 +155,14 @@ def emit_child(w: Writer, indent: int, parent: Node, tokens: Tokens, var: str, d
         emit_node(w, indent, node, context, var, depth + 1)
     else:
         w.add(indent, f"if not {branch_test(w, parent, tokens)}({var}): return False")
+
+
+def emit_body(w: Writer, indent: int, parent: Node, tokens: Tokens, var: str, depth: int) -> None:
+    """A subschema's checks as the body of a block (``pass`` when it has none)."""
+    mark = len(w.lines)
+    emit_child(w, indent, parent, tokens, var, depth)
+    if len(w.lines) == mark:
+        w.add(indent, "pass")
 
 
 def recursive_call(w: Writer, indent: int, node: Node, closing: Node, where: str, var: str) -> None:

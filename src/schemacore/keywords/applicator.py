@@ -16,7 +16,7 @@ from time import monotonic
 from typing import Any
 
 from ..calls import call_errors, call_track, call_valid
-from ..emit import Writer, branch_test, callable_of, closed, edge, emit_child
+from ..emit import Writer, branch_test, callable_of, closed, edge, emit_body, emit_child
 from ..errors import ExecutionFailure, ValidationError
 from ..guard import non_string_key, too_deep
 from ..model import (
@@ -861,10 +861,7 @@ def emit_properties(
             continue
         w.add(i, f"{value} = {x}.get({w.const(name)}, MISSING)")
         w.add(i, f"if {value} is not MISSING:")
-        mark = len(w.lines)
-        emit_child(w, i + 1, node, ("properties", name), value, d)
-        if len(w.lines) == mark:
-            w.add(i + 1, "pass")
+        emit_body(w, i + 1, node, ("properties", name), value, d)
     return True
 
 
@@ -920,10 +917,7 @@ def emit_items(
         w.add(i + 1, f"finally: {state}.depth = {level} - 1")
         return True
     w.add(i, f"for {item} in {x}:")
-    mark = len(w.lines)
-    emit_child(w, i + 1, node, ("items",), item, d)
-    if len(w.lines) == mark:
-        w.add(i + 1, "pass")
+    emit_body(w, i + 1, node, ("items",), item, d)
     return True
 
 
@@ -998,10 +992,7 @@ def emit_if(
         w.add(i + 1, "pass")
     if otherwise is not None:
         w.add(i, "else:")
-        mark = len(w.lines)
-        emit_child(w, i + 1, node, ("else",), x, d)
-        if len(w.lines) == mark:
-            w.add(i + 1, "pass")
+        emit_body(w, i + 1, node, ("else",), x, d)
     return True
 
 
@@ -1013,10 +1004,7 @@ def emit_dependent_schemas(
         if child.trivial:
             continue
         w.add(i, f"if {w.const(name)} in {x}:")
-        mark = len(w.lines)
-        emit_child(w, i + 1, node, ("dependentSchemas", name), x, d)
-        if len(w.lines) == mark:
-            w.add(i + 1, "pass")
+        emit_body(w, i + 1, node, ("dependentSchemas", name), x, d)
     return True
 
 
