@@ -7,12 +7,12 @@ import os
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-import anyio
 import pytest
 
 if os.environ.get("SCHEMACORE_REQUIRE_CLIENTS") != "1":  # CI: a missing SDK fails
     pytest.importorskip("mcp", reason="the mcp extra is not installed")
 
+import anyio  # comes with the mcp extra: imported after the check above
 from mcp import Client, types
 from mcp.server import Server
 
