@@ -37,9 +37,6 @@ from .resources import Index, Target
 
 __all__ = ["Compiler"]
 
-# Published meta-schema URI -> its dialect (dialects.known, read in line).
-_KNOWN = dialects.by_uri()
-
 # Where Node.paths stops counting (far beyond any Limits value that makes sense).
 _MANY_PATHS = 1 << 62
 
@@ -85,19 +82,21 @@ class Compiler:
     def hint(schema_uri: Any, location: str) -> Dialect | None:
         """For the index: the published draft a $schema value names, None for any
         other URI (a custom meta-schema, resolved when compiling)."""
-        found = _KNOWN.get(schema_uri) if type(schema_uri) is str else None
-        if found is None and isinstance(schema_uri, str):
-            _refuse_unsupported(schema_uri, location)
+        if not isinstance(schema_uri, str):
+            return None  # compiling it reports the error
+        found = dialects.known(schema_uri)
+        if found is None:
+            dialects.refuse_unsupported(schema_uri, location)
         return found
 
     def dialect_for(self, schema_uri: Any, location: str) -> Dialect:
         """The dialect a ``$schema`` value names, or UnsupportedCapability."""
-        found = _KNOWN.get(schema_uri) if type(schema_uri) is str else None
-        if found is not None:
-            return found
         if not isinstance(schema_uri, str):
             raise SchemaError("$schema must be a URI string", location=location)
-        _refuse_unsupported(schema_uri, location)
+        found = dialects.known(schema_uri)
+        if found is not None:
+            return found
+        dialects.refuse_unsupported(schema_uri, location)
         key = normalise(schema_uri)
         cached = self._dialects.get(key)
         if cached is not None:
@@ -364,17 +363,6 @@ class Compiler:
                         limit="max_inplace_applications",
                         value=limit,
                     )
-
-
-def _refuse_unsupported(schema_uri: str, location: str) -> None:
-    """UnsupportedCapability for a published draft schemacore does not implement."""
-    name = dialects.UNSUPPORTED.get(normalise(schema_uri))
-    if name is not None:
-        raise UnsupportedCapability(
-            f"$schema names {name} ({schema_uri}); schemacore implements drafts 2020-12, "
-            "2019-09, 7, 6 and 4",
-            location=location,
-        )
 
 
 Key = tuple[Any, ...]

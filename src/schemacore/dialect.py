@@ -51,15 +51,15 @@ class Dialect:
     # them as assertions an implementation may check; later drafts as annotations).
     asserts_content: bool = False
     formats: frozenset[str] = frozenset()
-    # Derived: the active keywords, and where each keeps its subschemas.
+    # Derived: the active keywords, and the facts of the specs as tables the hot
+    # loops read without touching an Enum (their attribute lookups and hashes are
+    # slow Python in 3.11): keyword holding subschemas -> their shape (indexed
+    # whatever the active vocabularies: a $ref may target a subschema of a keyword
+    # that does not apply); active keyword -> (spec, compiler); keyword -> (reach of
+    # its single subschema, reach of one of its list or map members); the keywords
+    # applying subschemas in place, and those whose subschemas see a value without
+    # children.
     active: Mapping[str, Spec] = field(init=False)
-    holding: tuple[tuple[str, Shape], ...] = field(init=False)
-    holding_names: frozenset[str] = field(init=False)
-    # The same facts as tables the hot loops read without touching an Enum (their
-    # attribute lookups and hashes are slow Python in 3.11): keyword -> shape;
-    # active keyword -> (spec, compiler); keyword -> (reach of its single
-    # subschema, reach of one of its list or map members); the keywords applying
-    # subschemas in place, and those whose subschemas see a value without children.
     shapes: Mapping[str, Shape] = field(init=False)
     compilers: Mapping[str, tuple[Spec, Any]] = field(init=False)
     reaches: Mapping[str, tuple[Reach, Reach]] = field(init=False)
@@ -79,16 +79,12 @@ class Dialect:
             active["format"] = self.keywords["format"][0]
         set_attr = object.__setattr__
         set_attr(self, "active", active)
-        # Subschema positions are indexed whatever the active vocabularies: a $ref
-        # may target a subschema of a keyword that does not apply.
-        holding = tuple(
-            (name, spec.shape)
+        shapes = {
+            name: spec.shape
             for name, (spec, _) in self.keywords.items()
             if spec.shape is not Shape.NONE
-        )
-        set_attr(self, "holding", holding)
-        set_attr(self, "holding_names", frozenset(name for name, _ in holding))
-        set_attr(self, "shapes", dict(holding))
+        }
+        set_attr(self, "shapes", shapes)
         set_attr(
             self,
             "compilers",
@@ -136,10 +132,6 @@ class Dialect:
             object.__setattr__(found, "_variants", self._variants)
             self._variants[vocabularies] = found
         return found
-
-    def spec(self, keyword: str) -> Spec | None:
-        """The spec of an active keyword, if the draft knows it."""
-        return self.active.get(keyword)
 
     def __repr__(self) -> str:
         return f"<Dialect {self.name}>"

@@ -17,7 +17,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from .dialect import Dialect
+from .dialect import Dialect, normalise
+from .errors import UnsupportedCapability
 from .keywords import applicator as ap
 from .keywords import content as ct
 from .keywords import core
@@ -31,11 +32,10 @@ from .spec import Spec
 __all__ = [
     "DEFAULT",
     "DIALECTS",
-    "DRAFT3_URI",
     "UNSUPPORTED",
     "by_name",
-    "by_uri",
     "known",
+    "refuse_unsupported",
 ]
 
 Table = Mapping[str, tuple[Spec, str | None]]
@@ -252,10 +252,9 @@ for _dialect in (DRAFT_07, DRAFT_06, DRAFT_04):
 
 _BY_NAME: dict[str, Dialect] = {dialect.name: dialect for dialect in DIALECTS}
 
-DRAFT3_URI = "http://json-schema.org/draft-03/schema"
 # Meta-schema URIs of drafts schemacore does not implement, normalised without "#".
 UNSUPPORTED = {
-    DRAFT3_URI: "draft 3",
+    "http://json-schema.org/draft-03/schema": "draft 3",
     "https://json-schema.org/draft-03/schema": "draft 3",
     "http://json-schema.org/schema": "the latest-draft alias",
     "https://json-schema.org/draft/next/schema": "the unreleased 'next' draft",
@@ -271,10 +270,16 @@ def known(uri: str) -> Dialect | None:
     return _BY_URI.get(uri)
 
 
-def by_uri() -> Mapping[str, Dialect]:
-    """Every published meta-schema URI schemacore implements (with and without its
-    empty fragment) -> its dialect."""
-    return _BY_URI
+def refuse_unsupported(uri: str, location: str = "", what: str = "$schema") -> None:
+    """UnsupportedCapability if ``uri`` names a published draft schemacore does not
+    implement (``what`` names the option or keyword that gave it)."""
+    name = UNSUPPORTED.get(normalise(uri))
+    if name is not None:
+        raise UnsupportedCapability(
+            f"{what} names {name} ({uri}); schemacore implements drafts 2020-12, "
+            "2019-09, 7, 6 and 4",
+            location=location,
+        )
 
 
 def by_name(name: str) -> Dialect | None:

@@ -26,7 +26,7 @@ from typing import Any, NoReturn
 from . import dialects
 from .compiler import Compiler
 from .dialect import Dialect, normalise
-from .errors import ExecutionFailure, SchemaError, UnsupportedCapability, ValidationError
+from .errors import ExecutionFailure, SchemaError, ValidationError
 from .model import Node, Options
 from .pointer import parse_pointer
 from .recursion import check_child_fan_out, mark_fan_out
@@ -57,11 +57,7 @@ def resolve_default(default_dialect: Any) -> Dialect | str:
     found = dialects.by_name(default_dialect)
     if found is not None:
         return found
-    if normalise(default_dialect) in dialects.UNSUPPORTED:
-        raise UnsupportedCapability(
-            f"default_dialect names {dialects.UNSUPPORTED[normalise(default_dialect)]} "
-            f"({default_dialect}); schemacore implements drafts 2020-12, 2019-09, 7, 6 and 4"
-        )
+    dialects.refuse_unsupported(default_dialect, what="default_dialect")
     return default_dialect
 
 

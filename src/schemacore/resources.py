@@ -210,7 +210,7 @@ class Index:
                 self.dynamic_names[base] = names | {RECURSIVE_NAME}
             if "$dynamicRef" in node or "$recursiveRef" in node:
                 self.uses_dynamic_ref = True
-        if dialect.holding_names.isdisjoint(node):
+        if dialect.shapes.keys().isdisjoint(node):
             return  # a leaf: most schema objects are
         depth += 1
         walk = self._walk

@@ -131,9 +131,5 @@ class Spec:
             return self.reach_one
         return self.reach
 
-    @property
-    def in_place(self) -> bool:
-        return self.reach in IN_PLACE
-
     def __repr__(self) -> str:
         return f"<Spec {self.name} {self.role.value}>"

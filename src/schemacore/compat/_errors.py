@@ -31,11 +31,11 @@ Locator = Callable[[str, str], tuple[Any, Any]]
 _ARRAY = frozenset(
     name
     for dialect in DIALECTS
-    for name, shape in dialect.holding
+    for name, shape in dialect.shapes.items()
     if shape in (Shape.LIST, Shape.ONE_OR_LIST)
 )
 _MAPPING = frozenset(
-    name for dialect in DIALECTS for name, shape in dialect.holding if shape is Shape.MAP
+    name for dialect in DIALECTS for name, shape in dialect.shapes.items() if shape is Shape.MAP
 )
 # Keywords the engine locates below themselves (dependentRequired/<name>), where
 # python-jsonschema's schema paths end at the keyword.

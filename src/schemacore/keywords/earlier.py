@@ -47,11 +47,18 @@ def compile_items(ctx: SchemaContext, value: Any) -> Keyword | None:
     return rest_items(ctx, value, "items", 0)
 
 
-def compile_additional_items(ctx: SchemaContext, value: Any) -> Keyword | None:
+def _items_before(ctx: SchemaContext) -> int | None:
+    """How many items additionalItems comes after: those of an array-form items;
+    None when items is not an array, and additionalItems is ignored."""
     items = ctx.schema.get("items")
     if not ctx.active("items") or not isinstance(items, list):
-        return None  # without an array of items it is ignored
-    return rest_items(ctx, value, "additionalItems", len(items))
+        return None
+    return len(items)
+
+
+def compile_additional_items(ctx: SchemaContext, value: Any) -> Keyword | None:
+    start = _items_before(ctx)
+    return None if start is None else rest_items(ctx, value, "additionalItems", start)
 
 
 def compile_recursive_ref(ctx: SchemaContext, value: Any) -> Keyword:
@@ -107,10 +114,8 @@ def walk_earlier_items(
 def walk_additional_items(
     ev: Walker, node: Node, ctx: SchemaContext, value: Any, x: Any, u: Unit
 ) -> Steps | None:
-    items = ctx.schema.get("items")
-    if not ctx.active("items") or not isinstance(items, list):
-        return None  # ignored without an array of items
-    return walk_rest_items(ev, node, "additionalItems", len(items), x, u)
+    start = _items_before(ctx)
+    return None if start is None else walk_rest_items(ev, node, "additionalItems", start, x, u)
 
 
 ITEMS_EARLIER = Spec(

@@ -131,6 +131,18 @@ _COLUMNS = (
 )
 
 
+def _holding_key(intent: Intent, recorded_at: float, since: float) -> Intent | None:
+    """The intent an idempotency key recorded at ``recorded_at`` still answers for,
+    or None when the key is free (every journal decides alike)."""
+    if intent.is_open:
+        return intent  # still running somewhere: never a second dispatch, whatever its age
+    if recorded_at < since:
+        return None  # outside the window
+    if intent.outcome is not None and intent.outcome.get("dispatched") is False:
+        return None  # nothing happened: the key is free for a new attempt
+    return intent
+
+
 def _row_to_intent(row: tuple[Any, ...]) -> Intent:
     values = list(row)
     if values[11] is not None:
@@ -172,14 +184,7 @@ class SQLiteJournal:
         ).fetchone()
         if found is None:
             return None
-        intent = _row_to_intent(found)
-        if intent.is_open:
-            return intent  # still running somewhere: never a second dispatch, whatever its age
-        if row[1] < since:
-            return None  # outside the window
-        if intent.outcome is not None and intent.outcome.get("dispatched") is False:
-            return None  # nothing happened: the key is free for a new attempt
-        return intent
+        return _holding_key(_row_to_intent(found), row[1], since)
 
     def _key_row(self, tool_id: str, caller: str, key_digest: str) -> tuple[Any, ...] | None:
         row: tuple[Any, ...] | None = self._db.execute(

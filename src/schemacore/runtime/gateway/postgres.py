@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 import regex
 
 from ..catalog import AdmittedBundle, CatalogCheckpoint
-from .journal import _COLUMNS, Intent, _row_to_intent
+from .journal import _COLUMNS, Intent, _holding_key, _row_to_intent
 from .leases import LeaseHeld
 from .pg_pool import Pool, load_driver
 from .pg_schema import migrate
@@ -124,14 +124,7 @@ class PostgresJournal:
         ).fetchone()
         if found is None:
             return None
-        intent = _row_to_intent(found)
-        if intent.is_open:
-            return intent  # still running somewhere: never a second dispatch, whatever its age
-        if row[1] < since:
-            return None  # outside the window
-        if intent.outcome is not None and intent.outcome.get("dispatched") is False:
-            return None  # nothing happened: the key is free for a new attempt
-        return intent
+        return _holding_key(_row_to_intent(found), row[1], since)
 
     def begin(self, intent: Intent, *, window: float) -> Intent | None:
         key = (intent.tool_id, intent.caller, intent.key_digest)
