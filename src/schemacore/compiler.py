@@ -21,7 +21,9 @@ dynamic reference becomes a static call on a node specialised for that scope.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
+from time import perf_counter
 from typing import Any
 
 from . import dialects
@@ -68,7 +70,12 @@ class Compiler:
         self._dialects: dict[str, Dialect] = {}
         self._resolving: set[str] = set()
         self.references = 0
+        # Generated code: whether it is all written, where writing resumes (see
+        # codegen.promote), over which nodes, and who is writing it now.
         self.promoted = False
+        self._resume = 0
+        self._writing: list[Node] | None = None
+        self._write_lock = threading.Lock()
         # Whether some node memoises is_valid answers (see recursion.mark_fan_out).
         self.memoises = False
         # How many schema objects are being compiled, one inside the other.
@@ -273,10 +280,32 @@ class Compiler:
         return list(self._cache.values())
 
     def promote(self) -> None:
-        """Replace the closures' is_valid with generated code, once (see codegen)."""
-        if not self.promoted:
-            self.promoted = True
-            promote(self.nodes)
+        """Replace the closures' is_valid with generated code now, all of it."""
+        self.promote_for(None)
+
+    def promote_for(self, seconds: float | None) -> bool:
+        """Write generated code for about ``seconds`` (one node may overrun it; all
+        of it when None), resuming where the last call stopped. True once all of it
+        is written. A thread that finds another writing returns at once."""
+        if self.promoted:
+            return True
+        lock = self._write_lock
+        if not lock.acquire(blocking=seconds is None):
+            return False
+        try:
+            if not self.promoted:
+                if self._writing is None:
+                    self._writing = self.nodes
+                until = None if seconds is None else perf_counter() + seconds
+                resume = promote(self._writing, self._resume, until)
+                if resume < 0:
+                    self.promoted = True
+                    self._writing = None
+                else:
+                    self._resume = resume
+            return self.promoted
+        finally:
+            lock.release()
 
     def count_reference(self, location: str) -> None:
         limit = self.options.limits.max_references

@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterator, Mapping
 from time import monotonic, perf_counter
 from typing import Any, NoReturn
 
-from .codegen import HOT, WORTH_WRITING
+from .codegen import WORTH_WRITING, WRITE_SLICE
 from .compiler import Compiler
 from .errors import ExecutionFailure, ValidationError
 from .evaluation import evaluate_node
@@ -85,12 +85,16 @@ class Validator:
             formats=dict(formats or {}),
         )
         default = resolve_default(default_dialect)
+        started = perf_counter()
         node, compiler = build(schema, registry, loader, options, _check_schema, default)
+        compiled_in = perf_counter() - started
         set_attr = object.__setattr__
         set_attr(self, "_node", node)
         set_attr(self, "_compiler", compiler)
-        # is_valid calls and seconds so far (mutable: the validator itself is frozen).
-        set_attr(self, "_calls", [0, 0.0])
+        # Whether generated code is all written, the seconds is_valid has spent on
+        # closures, and how many justify writing it (mutable: the validator itself
+        # is frozen). Writing costs about what compiling did (see codegen).
+        set_attr(self, "_calls", [False, 0.0, WORTH_WRITING * compiled_in])
         set_attr(self, "_state", compiler.state)
         set_attr(self, "_memoises", compiler.memoises)
         # Whether is_valid may skip _start: no deadline to arm, no instance walk, and no
@@ -128,14 +132,14 @@ class Validator:
         """
         if self._plain:
             # Nothing to reset or arm (see __init__): the common case.
-            if self._calls[0] >= HOT:
+            if self._calls[0]:
                 try:
                     return self._node.valid(instance)
                 except RecursionError:
                     _too_deep("the instance")
             return self._warm_is_valid(instance, self._state)
         state = self._start(instance)
-        if self._calls[0] < HOT:
+        if not self._calls[0]:
             return self._warm_is_valid(instance, state)
         try:
             return self._node.valid(instance)
@@ -163,11 +167,13 @@ class Validator:
     def _promote(self) -> None:
         """Replace closures with generated code now (tests use it to check both)."""
         self._compiler.promote()
+        self._calls[0] = True
 
     def _warm_is_valid(self, instance: Any, state: CallState) -> bool:
-        """is_valid before generated code: count calls and time spent, and write the
-        code at the HOT-th call or once the closures have taken longer than writing
-        it would (one large instance is reason enough)."""
+        """is_valid before generated code is all written: count the time spent on
+        closures, and once it exceeds what writing the code costs, write some of it
+        after each call, for at most WRITE_SLICE seconds a call (about one node more
+        at worst), so no call stalls however large the schema."""
         calls = self._calls
         started = perf_counter()
         try:
@@ -178,11 +184,9 @@ class Validator:
             state.depth = 0
             if self._memoises:
                 state.forget()
-        calls[0] += 1
         calls[1] += perf_counter() - started
-        if calls[0] >= HOT or calls[1] > WORTH_WRITING:
-            calls[0] = HOT
-            self._promote()
+        if calls[1] >= calls[2] and self._compiler.promote_for(WRITE_SLICE):
+            calls[0] = True
         return result
 
     def _start(self, instance: Any) -> CallState:

@@ -832,6 +832,10 @@ def compile_if(ctx: SchemaContext, value: Any) -> Keyword | None:
 def emit_properties(
     w: Writer, i: int, node: Node, ctx: SchemaContext, k: Keyword, x: str, t: str, d: int
 ) -> bool:
+    if len(ctx.schema["properties"]) > _WRITTEN_PROPERTIES:
+        # The closure's table of checks serves as well: writing code must cost a
+        # bounded time per node, whatever the schema's size (see codegen.promote).
+        return False
     # "required" runs first (it is cheaper), so a required name is there by now.
     required = node.keywords.get("required")
     present = set(ctx.schema["required"]) if required is not None else set()
@@ -866,8 +870,10 @@ def emit_properties(
 
 
 # Above this many optional declared properties, generated code walks the value's
-# names instead of the declared ones.
+# names instead of the declared ones; above _WRITTEN_PROPERTIES, it calls the
+# closure instead.
 _MANY_PROPERTIES = 8
+_WRITTEN_PROPERTIES = 256
 
 
 def emit_additional_properties(
