@@ -35,6 +35,7 @@ from .bounds import DEFAULT_LIMITS, BoundaryLimits, check_schema_shape
 from .dialects import DEFAULT_DIALECTS, dialect_name, parse_dialects
 from .errors import EXECUTION_FAILURE, UNSUPPORTED_CAPABILITY, BoundaryError
 from .jsonvalues import escape_token
+from .schemacache import ContentCache, schema_text
 from .schemalookup import SchemaLookup
 
 __all__ = ["DRAFT_2020_12", "ToolSchema", "validate_schema"]
@@ -308,6 +309,12 @@ def validate_schema(
     schema that declares a listed dialect is compiled by the engine under that
     dialect's own rules; while the engine cannot, it is ``unsupported_capability`` as before.
 
+    Without ``registry`` and ``loader``, a schema is compiled once per content and
+    options: admitting an equal schema again reuses the compiled validator (a
+    bounded cache, ``toolschema.COMPILED``; the checks before compiling still run
+    every time). The validator is compiled from a private copy, so changing the
+    schema object afterwards changes nothing admitted.
+
     Raises:
         BoundaryError: with ``error_class`` ``"validation"`` (not a valid schema,
             root not an object, unresolved reference, bad pattern),
@@ -338,8 +345,23 @@ def validate_schema(
             error = _root_type_error(schema)
             if error is not None:
                 raise error
-    validator = _compile(schema, registry, loader, format_assertion, content_assertion, limits)
-    return ToolSchema(schema, role, validator, bounds, SchemaLookup(schema, registry))
+    text = schema_text(schema) if not registry and loader is None else None
+    if text is None:
+        validator = _compile(schema, registry, loader, format_assertion, content_assertion, limits)
+        return ToolSchema(schema, role, validator, bounds, SchemaLookup(schema, registry))
+
+    def build(copy: Any) -> tuple[schemacore.Validator, SchemaLookup]:
+        compiled = _compile(copy, None, None, format_assertion, content_assertion, limits)
+        return compiled, SchemaLookup(copy)
+
+    validator, lookup = COMPILED.get_or_build(
+        text, (format_assertion, content_assertion, limits), build
+    )
+    return ToolSchema(schema, role, validator, bounds, lookup)
+
+
+# Schemas compiled without a registry or loader, by content (see schemacache).
+COMPILED = ContentCache()
 
 
 def _kind(value: Any) -> str:
