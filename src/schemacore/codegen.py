@@ -46,8 +46,9 @@ EMITTERS: dict[Spec, Emitter] = {
 # code costs (a median of 1.9x over the real MCP tool schemas of 2026). Paying for
 # the code once the closures have cost as much bounds the waste to about twice the
 # best choice made in hindsight, and a validator used a few times never pays. Then
-# it writes code after each call, for WRITE_SLICE seconds at most (one node more at
-# worst; emitters keep a node's code bounded), until all of it is written.
+# it writes code after each call, for WRITE_SLICE seconds and half its compile time
+# at most (one node more at worst; emitters keep a node's code bounded), until all
+# of it is written: no call takes much longer than the compile did.
 WORTH_WRITING = 2.0
 WRITE_SLICE = 0.002
 

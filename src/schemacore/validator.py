@@ -92,9 +92,13 @@ class Validator:
         set_attr(self, "_node", node)
         set_attr(self, "_compiler", compiler)
         # Whether generated code is all written, the seconds is_valid has spent on
-        # closures, and how many justify writing it (mutable: the validator itself
-        # is frozen). Writing costs about what compiling did (see codegen).
-        set_attr(self, "_calls", [False, 0.0, WORTH_WRITING * compiled_in])
+        # closures, how many justify writing it, and how long one call may write
+        # (mutable: the validator itself is frozen). See codegen's tiering.
+        set_attr(
+            self,
+            "_calls",
+            [False, 0.0, WORTH_WRITING * compiled_in, min(WRITE_SLICE, compiled_in / 2)],
+        )
         set_attr(self, "_state", compiler.state)
         set_attr(self, "_memoises", compiler.memoises)
         # Whether is_valid may skip _start: no deadline to arm, no instance walk, and no
@@ -172,8 +176,8 @@ class Validator:
     def _warm_is_valid(self, instance: Any, state: CallState) -> bool:
         """is_valid before generated code is all written: count the time spent on
         closures, and once it exceeds what writing the code costs, write some of it
-        after each call, for at most WRITE_SLICE seconds a call (about one node more
-        at worst), so no call stalls however large the schema."""
+        after each call, for at most WRITE_SLICE seconds and half the compile time a
+        call (one node more at worst), so no call stalls however large the schema."""
         calls = self._calls
         started = perf_counter()
         try:
@@ -185,7 +189,7 @@ class Validator:
             if self._memoises:
                 state.forget()
         calls[1] += perf_counter() - started
-        if calls[1] >= calls[2] and self._compiler.promote_for(WRITE_SLICE):
+        if calls[1] >= calls[2] and self._compiler.promote_for(calls[3]):
             calls[0] = True
         return result
 

@@ -15,7 +15,6 @@ import pytest
 
 import schemacore
 from schemacore import codegen
-from schemacore import validator as validator_module
 from schemacore.emit import Writer, emit_node
 from tests.suite.cases import DRAFTS, SuiteCase, load_cases
 from tests.suite.locate import SuiteUnavailable, load_registry, locate_suite
@@ -25,10 +24,10 @@ def _generated(v: schemacore.Validator) -> list[Any]:
     return [node for node in v._compiler.nodes if node.generated is not None]
 
 
-def _writing_every_call(monkeypatch: pytest.MonkeyPatch, v: schemacore.Validator) -> None:
+def _writing_every_call(v: schemacore.Validator) -> None:
     """From the next call on, write generated code at once, one node per call."""
-    monkeypatch.setattr(validator_module, "WRITE_SLICE", 0.0)
     v._calls[2] = 0.0
+    v._calls[3] = 0.0
 
 
 def _wide(n: int) -> dict[str, Any]:
@@ -54,6 +53,13 @@ def test_a_validator_used_a_few_times_writes_no_code() -> None:
     assert _generated(v) == []
 
 
+def test_a_call_writes_for_at_most_half_the_compile_time() -> None:
+    v = schemacore.compile({"type": "string"})
+    assert 0 < v._calls[3] <= v._calls[2] / 4  # half the compile, a quarter the threshold
+    big = schemacore.compile(_wide(3_000))
+    assert big._calls[3] == codegen.WRITE_SLICE  # the compile took longer than 4 ms
+
+
 def test_code_is_written_once_the_closures_have_cost_the_compile() -> None:
     v = schemacore.compile({"type": "array", "items": {"type": "integer"}})
     big = list(range(200_000))
@@ -66,9 +72,9 @@ def test_code_is_written_once_the_closures_have_cost_the_compile() -> None:
     assert _generated(v)
 
 
-def test_each_call_writes_about_one_slice(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_each_call_writes_about_one_slice() -> None:
     v = schemacore.compile(_wide(300))
-    _writing_every_call(monkeypatch, v)
+    _writing_every_call(v)
     instance = {f"p{i}": "a" for i in range(0, 300, 50)}
     before = 0
     steps = 0
@@ -140,7 +146,7 @@ def _groups() -> list[list[SuiteCase]]:
 
 @pytest.mark.skipif(_SUITE is None, reason="JSON-Schema-Test-Suite unavailable")
 @pytest.mark.parametrize("draft", list(DRAFTS))
-def test_suite_at_every_step_of_writing(draft: str, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_suite_at_every_step_of_writing(draft: str) -> None:
     """Every suite group, with its cases run after each node written: closures and
     generated code mixed in every proportion give the suite's answers."""
     assert _SUITE is not None
@@ -159,7 +165,7 @@ def test_suite_at_every_step_of_writing(draft: str, monkeypatch: pytest.MonkeyPa
             )
         except schemacore.SchemaCoreError:
             continue  # the suite test reports compile problems
-        _writing_every_call(monkeypatch, v)
+        _writing_every_call(v)
         for step in itertools.count():
             for case in group:
                 try:
