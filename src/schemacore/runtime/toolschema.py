@@ -336,8 +336,18 @@ def validate_schema(
             f"a tool {role} schema must be {what}, not {_kind(schema)}",
         )
     check_schema_shape(schema, bounds)
+    # Past the shape check the JSON text names the schema exactly (schemacache).
+    text = schema_text(schema)
     if isinstance(schema, dict):
-        for path, declared in _dialect_declarations(schema):
+        if text is not None and text.count('"$schema"') == ("$schema" in schema):
+            # No "$schema" string below the root, as key or value: the root's is
+            # the only declaration, and the walk has nothing more to find.
+            declarations: Iterable[tuple[str, Any]] = (
+                [("/$schema", schema["$schema"])] if "$schema" in schema else []
+            )
+        else:
+            declarations = _dialect_declarations(schema)
+        for path, declared in declarations:
             error = _dialect_error(declared, path, registry, allowed)
             if error is not None:
                 raise error
@@ -345,7 +355,8 @@ def validate_schema(
             error = _root_type_error(schema)
             if error is not None:
                 raise error
-    text = schema_text(schema) if not registry and loader is None else None
+    if registry or loader is not None:
+        text = None  # what a reference resolves to may change: compiled every time
     if text is None:
         validator = _compile(schema, registry, loader, format_assertion, content_assertion, limits)
         return ToolSchema(schema, role, validator, bounds, SchemaLookup(schema, registry))
