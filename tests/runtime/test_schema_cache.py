@@ -125,3 +125,25 @@ def test_threads_admitting_one_schema_agree() -> None:
     assert len(results) == 8
     assert all(v.is_valid({"q": "a"}) and not v.is_valid({}) for v in results)
     assert len(toolschema.COMPILED) == 1
+
+
+def test_every_admission_checks_the_dialects_again() -> None:
+    # The checks before compiling run on every admission, cached or not: a nested
+    # draft-07 resource is refused each time, and a property named "$schema" (a
+    # name, not a declaration) is admitted each time.
+    nested = {
+        "type": "object",
+        "properties": {
+            "a": {"$id": "urn:a", "$schema": "http://json-schema.org/draft-07/schema#"}
+        },
+    }
+    for _ in range(2):
+        with pytest.raises(BoundaryError) as caught:
+            validate_schema(nested)
+        assert caught.value.code == "schema-dialect-unsupported"
+        assert caught.value.path == "/properties/a/$schema"
+    named = {"type": "object", "properties": {"$schema": {"type": "string"}}}
+    for _ in range(2):
+        assert validate_schema(named).validator.is_valid({"$schema": "x"})
+    allowed = validate_schema(nested, dialects=("2020-12", "draft-07"))
+    assert allowed.validator.is_valid({"a": 1})
