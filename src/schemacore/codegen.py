@@ -114,10 +114,13 @@ _LOCAL_CONSTANTS = 128
 # Compiled code by source text. The source holds only generated names (see the
 # module docstring), so schema objects of the same shape share one code object
 # whatever their values: most of a large schema's subschemas are a handful of
-# shapes, and compiling source is most of what writing code costs.
+# shapes, and compiling source is most of what writing code costs. Bounded: at most
+# _MAX_CODE entries, none of a source longer than _MAX_SHARED characters (a long
+# source is one schema's own and seldom repeats).
 _CODE: dict[str, CodeType] = {}
 _CODE_LOCK = threading.Lock()
-_MAX_CODE = 4096
+_MAX_CODE = 1024
+_MAX_SHARED = 8192
 
 
 def _code_of(source: str) -> CodeType:
@@ -126,10 +129,11 @@ def _code_of(source: str) -> CodeType:
         # Shared by many schemas, so the file name names none of them.
         module = compile(source, "<schemacore generated>", "exec")
         code = next(c for c in module.co_consts if isinstance(c, CodeType))
-        with _CODE_LOCK:
-            if len(_CODE) >= _MAX_CODE:
-                # Bounded: forget the older half (dicts keep insertion order).
-                for stale in list(_CODE)[: _MAX_CODE // 2]:
-                    _CODE.pop(stale, None)
-            _CODE[source] = code
+        if len(source) <= _MAX_SHARED:
+            with _CODE_LOCK:
+                if len(_CODE) >= _MAX_CODE:
+                    # Forget the older half (dicts keep insertion order).
+                    for stale in list(_CODE)[: _MAX_CODE // 2]:
+                        _CODE.pop(stale, None)
+                _CODE[source] = code
     return code
