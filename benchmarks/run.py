@@ -20,12 +20,10 @@ import gc
 import json
 import math
 import platform
-import statistics
 import sys
 import time
-from collections import deque
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -35,229 +33,27 @@ if _ROOT not in sys.path:
     sys.path.insert(0, _ROOT)
 
 from benchmarks import workloads as wl  # noqa: E402
+from benchmarks.harness import (  # noqa: E402
+    REFERENCE,
+    Result,
+    Row,
+    check_peers,
+    compile_all,
+    compile_all_peers,
+    compile_shot,
+    disagreement,
+    drained,
+    end_to_end,
+    first_call_shot,
+    looped,
+    paired,
+)
 from benchmarks.peers import Compiled, Compiler, Peer, PeerSkipped, WorkloadInfo, all_peers  # noqa: E402
 
 __all__ = ["main"]
 
-REFERENCE = "schemacore"
 MAX_SHOTS = 10
 MAX_LOOPS = 10_000_000
-SHOWN_DISAGREEMENTS = 5
-
-Runner = Callable[[int], int]
-# Drains an iterator at C speed, keeping nothing.
-_consume: Callable[[Iterable[Any]], None] = deque(maxlen=0).extend
-
-
-# ---------------------------------------------------------------------------------------
-# Runners: each returns the nanoseconds taken by ``loops`` repetitions of its work.
-
-
-def _loop(fn: Callable[[Any], Any], instances: Sequence[Any]) -> Runner:
-    def run(loops: int) -> int:
-        repeat = range(loops)
-        start = time.perf_counter_ns()
-        for _ in repeat:
-            for instance in instances:
-                fn(instance)
-        return time.perf_counter_ns() - start
-
-    return run
-
-
-def _drain(fn: Callable[[Any], Iterable[Any]], instances: Sequence[Any]) -> Runner:
-    def run(loops: int) -> int:
-        repeat = range(loops)
-        start = time.perf_counter_ns()
-        for _ in repeat:
-            for instance in instances:
-                _consume(fn(instance))
-        return time.perf_counter_ns() - start
-
-    return run
-
-
-def _pairs(pairs: Sequence[tuple[Callable[[Any], Any], Any]], drain: bool) -> Runner:
-    def run(loops: int) -> int:
-        repeat = range(loops)
-        start = time.perf_counter_ns()
-        for _ in repeat:
-            if drain:
-                for fn, instance in pairs:
-                    _consume(fn(instance))
-            else:
-                for fn, instance in pairs:
-                    fn(instance)
-        return time.perf_counter_ns() - start
-
-    return run
-
-
-def _compile_shot(compile: Compiler, schema: Any) -> Runner:
-    def run(loops: int) -> int:
-        start = time.perf_counter_ns()
-        compile(schema)
-        return time.perf_counter_ns() - start
-
-    return run
-
-
-def _first_call_shot(compile: Compiler, schema: Any, instance: Any) -> Runner:
-    def run(loops: int) -> int:
-        start = time.perf_counter_ns()
-        compile(schema).is_valid(instance)
-        return time.perf_counter_ns() - start
-
-    return run
-
-
-def _compile_all(compile: Compiler, schemas: Sequence[Any]) -> Runner:
-    def run(loops: int) -> int:
-        start = time.perf_counter_ns()
-        for _ in range(loops):
-            for schema in schemas:
-                compile(schema)
-        return time.perf_counter_ns() - start
-
-    return run
-
-
-def _end_to_end(compile: Compiler, groups: Sequence[tuple[Any, Sequence[Any]]]) -> Runner:
-    def run(loops: int) -> int:
-        start = time.perf_counter_ns()
-        for _ in range(loops):
-            for schema, instances in groups:
-                is_valid = compile(schema).is_valid
-                for instance in instances:
-                    is_valid(instance)
-        return time.perf_counter_ns() - start
-
-    return run
-
-
-# ---------------------------------------------------------------------------------------
-# Results
-
-
-@dataclass
-class Row:
-    """One measurement of one workload, for every peer that takes part."""
-
-    key: str
-    label: str
-    per: str
-    ops: int  # units of ``per`` done by one loop of a runner
-    shot: bool  # single shots (compile, first call) rather than calibrated loops
-    runners: dict[str, Runner]
-    loops: dict[str, int] = field(default_factory=dict)
-    shots: dict[str, int] = field(default_factory=dict)
-    samples: dict[str, list[float]] = field(default_factory=dict)
-
-    def median(self, peer: str) -> float | None:
-        samples = self.samples.get(peer)
-        return statistics.median(samples) if samples else None
-
-    def ratio(self, peer: str) -> float | None:
-        mine, reference = self.median(peer), self.median(REFERENCE)
-        if mine is None or not reference:
-            return None
-        return mine / reference
-
-
-@dataclass
-class Result:
-    name: str
-    title: str
-    notes: list[str] = field(default_factory=list)
-    rows: list[Row] = field(default_factory=list)
-    growth_sizes: list[int] = field(default_factory=list)
-    seconds: float = 0.0
-
-
-# ---------------------------------------------------------------------------------------
-# Agreement: nobody is timed on work whose answers differ from schemacore's.
-
-
-def _verdict(compiled: Compiled, instance: Any) -> tuple[bool | None, bool | None, str]:
-    """``(is_valid, has_errors, problem)``; ``problem`` is set when the peer raised."""
-    try:
-        valid = bool(compiled.is_valid(instance))
-    except Exception as exc:
-        return None, None, f"is_valid raised {type(exc).__name__}: {str(exc)[:120]}"
-    if compiled.iter_errors is None:
-        return valid, None, ""
-    try:
-        has_errors = any(True for _ in compiled.iter_errors(instance))
-    except Exception as exc:
-        return valid, None, f"iter_errors raised {type(exc).__name__}: {str(exc)[:120]}"
-    return valid, has_errors, ""
-
-
-def _disagreement(
-    reference: Compiled, compiled: Compiled, instance: Any, label: str
-) -> str | None:
-    """Why ``compiled`` disagrees with ``reference`` on ``instance``, or None."""
-    expected = _verdict(reference, instance)[0]
-    valid, has_errors, problem = _verdict(compiled, instance)
-    if problem:
-        return f"{label}: {problem}"
-    if valid != expected:
-        return f"{label}: is_valid {valid}, schemacore says {expected}"
-    if has_errors is not None and has_errors == valid:
-        yields = "some" if has_errors else "none"
-        return f"{label}: is_valid {valid} but iter_errors yields {yields}"
-    return None
-
-
-def _compile_all_peers(
-    compilers: dict[str, Compiler], schema: Any, notes: list[str]
-) -> dict[str, Compiled]:
-    compiled: dict[str, Compiled] = {}
-    for name, compile in compilers.items():
-        try:
-            compiled[name] = compile(schema)
-        except Exception as exc:
-            if name == REFERENCE:
-                raise
-            notes.append(f"!! {name}: DROPPED, it failed to compile the schema: "
-                         f"{type(exc).__name__}: {str(exc)[:200]}")
-    return compiled
-
-
-def _check_peers(
-    compiled: dict[str, Compiled],
-    labelled: Sequence[tuple[str, Any, bool]],
-    notes: list[str],
-) -> dict[str, Compiled]:
-    """Keep the peers that agree with schemacore on every instance; say who does not.
-
-    ``labelled`` holds ``(description, instance, valid by construction)``."""
-    reference = compiled[REFERENCE]
-    for label, instance, expected in labelled:
-        valid, has_errors, problem = _verdict(reference, instance)
-        if problem or valid != expected or (has_errors is not None and has_errors == valid):
-            notes.append(
-                f"!! schemacore disagrees with the workload's label on {label}: "
-                f"is_valid {valid}, iter_errors {'some' if has_errors else 'none'} {problem}"
-            )
-    kept = {REFERENCE: reference}
-    for name, peer in compiled.items():
-        if name == REFERENCE:
-            continue
-        problems = [
-            issue
-            for label, instance, _ in labelled
-            if (issue := _disagreement(reference, peer, instance, label)) is not None
-        ]
-        if problems:
-            shown = "; ".join(problems[:SHOWN_DISAGREEMENTS])
-            notes.append(
-                f"!! {name}: DROPPED, DISAGREES with schemacore on {len(problems)} of "
-                f"{len(labelled)} instances: {shown}"
-            )
-        else:
-            kept[name] = peer
-    return kept
 
 
 # ---------------------------------------------------------------------------------------
@@ -267,10 +63,10 @@ def _check_peers(
 def _single_rows(
     workload: wl.Workload, compilers: dict[str, Compiler], peers: dict[str, Peer], notes: list[str]
 ) -> list[Row]:
-    compiled = _compile_all_peers(compilers, workload.schema, notes)
+    compiled = compile_all_peers(compilers, workload.schema, notes)
     labelled = [(f"valid #{i}", x, True) for i, x in enumerate(workload.valid)]
     labelled += [(f"invalid #{i}", x, False) for i, x in enumerate(workload.invalid)]
-    compiled = _check_peers(compiled, labelled, notes)
+    compiled = check_peers(compiled, labelled, notes)
     timed = [name for name in compilers if name in compiled]
     with_compile = [name for name in timed if peers[name].has_compile]
     with_errors = [name for name in timed if compiled[name].iter_errors is not None]
@@ -278,18 +74,18 @@ def _single_rows(
     first = workload.valid[0]
     return [
         Row("compile", "compile", "call", 1, True,
-            {n: _compile_shot(compilers[n], workload.schema) for n in with_compile}),
+            {n: compile_shot(compilers[n], workload.schema) for n in with_compile}),
         Row("first_call", "compile + first is_valid", "call", 1, True,
-            {n: _first_call_shot(compilers[n], workload.schema, first) for n in with_compile}),
+            {n: first_call_shot(compilers[n], workload.schema, first) for n in with_compile}),
         Row("is_valid_valid", f"is_valid, {len(workload.valid)} valid", unit,
             len(workload.valid), False,
-            {n: _loop(compiled[n].is_valid, workload.valid) for n in timed}),
+            {n: looped(compiled[n].is_valid, workload.valid) for n in timed}),
         Row("is_valid_invalid", f"is_valid, {len(workload.invalid)} invalid", unit,
             len(workload.invalid), False,
-            {n: _loop(compiled[n].is_valid, workload.invalid) for n in timed}),
+            {n: looped(compiled[n].is_valid, workload.invalid) for n in timed}),
         Row("iter_errors_invalid", f"iter_errors, {len(workload.invalid)} invalid", unit,
             len(workload.invalid), False,
-            {n: _drain(compiled[n].iter_errors, workload.invalid)  # type: ignore[arg-type]
+            {n: drained(compiled[n].iter_errors, workload.invalid)  # type: ignore[arg-type]
              for n in with_errors}),
     ]
 
@@ -319,7 +115,7 @@ def _suite_rows(
                 continue
             compiled[name].append(peer)
             for i, (data, _) in enumerate(group.cases):
-                problem = _disagreement(reference, peer, data, f"case #{i}")
+                problem = disagreement(reference, peer, data, f"case #{i}")
                 if problem is not None:
                     bad.setdefault(group.id, []).append(f"{name} {problem}")
     keep = [i for i, group in enumerate(groups) if group.id not in bad]
@@ -339,7 +135,7 @@ def _suite_rows(
     by_schema = [(g.schema, [data for data, _ in g.cases]) for g in kept_groups]
     rows = [
         Row("suite_compile", "compile every schema", "schema", len(schemas), False,
-            {n: _compile_all(c, schemas) for n, c in compilers.items()}),
+            {n: compile_all(c, schemas) for n, c in compilers.items()}),
     ]
     valid_pairs: dict[str, list[tuple[Callable[[Any], Any], Any]]] = {}
     error_pairs: dict[str, list[tuple[Callable[[Any], Any], Any]]] = {}
@@ -359,11 +155,11 @@ def _suite_rows(
     invalid_count = len(error_pairs.get(REFERENCE, ()))
     rows += [
         Row("suite_is_valid", "is_valid, every case (precompiled)", "case", cases, False,
-            {n: _pairs(p, drain=False) for n, p in valid_pairs.items()}),
+            {n: paired(p, drain=False) for n, p in valid_pairs.items()}),
         Row("iter_errors_invalid", f"iter_errors, {invalid_count} invalid cases", "case",
-            invalid_count, False, {n: _pairs(p, drain=True) for n, p in error_pairs.items()}),
+            invalid_count, False, {n: paired(p, drain=True) for n, p in error_pairs.items()}),
         Row("suite_end_to_end", "end to end: compile + every case", "suite run", 1, False,
-            {n: _end_to_end(c, by_schema) for n, c in compilers.items()}),
+            {n: end_to_end(c, by_schema) for n, c in compilers.items()}),
     ]
     return rows
 
@@ -371,20 +167,20 @@ def _suite_rows(
 def _growth_rows(
     workload: wl.GrowthWorkload, compilers: dict[str, Compiler], notes: list[str]
 ) -> list[Row]:
-    compiled = _compile_all_peers(compilers, workload.schema, notes)
+    compiled = compile_all_peers(compilers, workload.schema, notes)
     labelled: list[tuple[str, Any, bool]] = []
     for size, good, bad in workload.sizes:
         labelled += [(f"{size:,} records valid", good, True),
                      (f"{size:,} records invalid", bad, False)]
-    compiled = _check_peers(compiled, labelled, notes)
+    compiled = check_peers(compiled, labelled, notes)
     rows: list[Row] = []
     for size, good, _ in workload.sizes:
         rows.append(Row(f"growth_is_valid_{size}", f"is_valid, {size:,} records", "document",
-                        1, False, {n: _loop(c.is_valid, [good]) for n, c in compiled.items()}))
+                        1, False, {n: looped(c.is_valid, [good]) for n, c in compiled.items()}))
     for size, _, bad in workload.sizes:
         rows.append(Row(f"growth_iter_errors_{size}", f"iter_errors, {size:,} (1% bad)",
                         "document", 1, False,
-                        {n: _drain(c.iter_errors, [bad])
+                        {n: drained(c.iter_errors, [bad])
                          for n, c in compiled.items() if c.iter_errors is not None}))
     return rows
 
