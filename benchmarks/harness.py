@@ -14,7 +14,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from benchmarks.peers import Compiled, Compiler
 
@@ -111,6 +111,23 @@ def end_to_end(compile: Compiler, groups: Sequence[tuple[Any, Sequence[Any]]]) -
     return run
 
 
+def raising(fn: Callable[[Any], Any], instance: Any) -> Runner:
+    """``fn(instance)`` expected to raise (a validate call on an invalid instance)."""
+
+    def run(loops: int) -> int:
+        repeat = range(loops)
+        start = time.perf_counter_ns()
+        for _ in repeat:
+            # try/except, not contextlib.suppress: no context manager inside the loop.
+            try:  # noqa: SIM105
+                fn(instance)
+            except Exception:
+                pass
+        return time.perf_counter_ns() - start
+
+    return run
+
+
 # ---------------------------------------------------------------------------------------
 # Results
 
@@ -128,6 +145,8 @@ class Row:
     loops: dict[str, int] = field(default_factory=dict)
     shots: dict[str, int] = field(default_factory=dict)
     samples: dict[str, list[float]] = field(default_factory=dict)
+    # Sampled in the first rounds only: for samples of many seconds each.
+    max_rounds: int | None = None
 
     def median(self, peer: str) -> float | None:
         samples = self.samples.get(peer)
@@ -140,6 +159,43 @@ class Row:
         return mine / reference
 
 
+FigureKind = Literal["time", "bytes", "ratio", "count"]
+
+
+@dataclass
+class Figure:
+    """A number derived after the rounds, one value per peer: a sum of minimums, a
+    percentile of single calls, the ratio of two rows, bytes held."""
+
+    key: str
+    label: str
+    kind: FigureKind  # "time" in ns; "ratio" is dimensionless (already a quotient)
+    values: dict[str, float]
+
+    def ratio(self, peer: str) -> float | None:
+        """Peer / schemacore, for amounts (time, bytes); None for quotients."""
+        mine, reference = self.values.get(peer), self.values.get(REFERENCE)
+        if self.kind not in ("time", "bytes") or mine is None or not reference:
+            return None
+        return mine / reference
+
+
+# One sample of a probe: a duration (ns) per item, in a layout its reducer knows.
+ProbeRunner = Callable[[], list[int]]
+
+
+@dataclass
+class Probe:
+    """Single shots that must be seen one by one (each call of a fresh validator, each
+    compile of a corpus): one list of durations per round and peer, reduced to figures
+    after the rounds."""
+
+    key: str
+    runners: dict[str, ProbeRunner]
+    reduce: Callable[[dict[str, list[list[int]]]], list[Figure]]
+    samples: dict[str, list[list[int]]] = field(default_factory=dict)
+
+
 @dataclass
 class Result:
     name: str
@@ -148,6 +204,24 @@ class Result:
     rows: list[Row] = field(default_factory=list)
     growth_sizes: list[int] = field(default_factory=list)
     seconds: float = 0.0
+    probes: list[Probe] = field(default_factory=list)
+    figures: list[Figure] = field(default_factory=list)
+    # Run after the rounds, for figures computed from rows (a ratio of two of them).
+    derive: list[Callable[[], list[Figure]]] = field(default_factory=list)
+
+
+def row_quotient(key: str, label: str, top: Row, bottom: Row) -> Callable[[], list[Figure]]:
+    """A figure: ``top``'s median / ``bottom``'s, for every peer that ran both."""
+
+    def derive() -> list[Figure]:
+        values: dict[str, float] = {}
+        for peer in top.samples:
+            a, b = top.median(peer), bottom.median(peer)
+            if a is not None and b:
+                values[peer] = a / b
+        return [Figure(key, label, "ratio", values)]
+
+    return derive
 
 
 # ---------------------------------------------------------------------------------------
