@@ -94,7 +94,7 @@ class _Gen:
         return out
 
     @staticmethod
-    def types(schema: dict[str, Any]) -> list[str]:
+    def types(schema: dict[str, Any], fallback: str = "string") -> list[str]:
         declared = schema.get("type")
         if isinstance(declared, str):
             return [declared]
@@ -106,7 +106,7 @@ class _Gen:
             return ["array"]
         if "minimum" in schema or "maximum" in schema or "exclusiveMinimum" in schema:
             return ["number"]
-        return ["string"]
+        return [fallback]
 
     @staticmethod
     def unsolved(schema: dict[str, Any]) -> bool:
@@ -118,13 +118,16 @@ class _Gen:
     # -- valid values --------------------------------------------------------------
 
     def make(self, schema: Any, depth: int = 0) -> Any:
+        """A value meant to be valid; at the root (depth 0) an object unless the schema
+        says otherwise: tool arguments are one (``{}`` admits anything, an agent sends
+        ``{}``)."""
         s = self.resolve(schema)
         rng = self.rng
         if "const" in s:
             return copy.deepcopy(s["const"])
         if isinstance(s.get("enum"), list) and s["enum"]:
             return copy.deepcopy(rng.choice(s["enum"]))
-        types = self.types(s)
+        types = self.types(s, "object" if depth == 0 else "string")
         kind = rng.choice([t for t in types if t != "null"] or types)
         if kind == "object":
             return self._object(s, depth)

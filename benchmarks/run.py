@@ -546,10 +546,10 @@ def _goals(results: dict[str, Result], out: TextIO) -> list[dict[str, Any]]:
             if value is None:
                 shown = ""
             elif goal.measure == "value" and kind == "time":
-                shown = f"{value / 1e6:.3g} ms"
+                shown = _time(value)
             else:
                 shown = _ratio(value) if goal.measure != "value" else f"{value:.2f}"
-            print(f"   {goal.text:<44} {goal.workload:<14} {label[:52]:<52} {shown:>9}  "
+            print(f"   {goal.text:<44} {goal.workload:<14} {label[:56]:<56} {shown:>9}  "
                   f"{status}", file=out)
             report.append({"goal": goal.text, "workload": goal.workload, "key": key,
                            "measure": goal.measure, "peer": goal.peer, "bound": goal.bound,
