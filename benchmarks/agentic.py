@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import gc
 import json
+import math
 import os
 import random
 import statistics
@@ -132,8 +133,7 @@ def _median(values: Sequence[float]) -> float:
 
 def _percentile(ordered: Sequence[float], q: float) -> float:
     """Nearest rank: the smallest value with at least ``q`` of them at or below it."""
-    rank = max(1, -(-len(ordered) * q // 1))
-    return float(ordered[int(rank) - 1])
+    return float(ordered[max(1, math.ceil(len(ordered) * q)) - 1])
 
 
 def _cycle(items: Sequence[Any], count: int) -> list[Any]:
