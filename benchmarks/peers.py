@@ -26,10 +26,16 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 
 @dataclass(frozen=True)
 class Compiled:
-    """A compiled schema: a bool check, and an error iterator when the peer has one."""
+    """A compiled schema: a bool check, and an error iterator when the peer has one.
+
+    ``native`` is the library's own validator object, for the few measurements that
+    need more of its API (:meth:`Peer.raiser`, :meth:`Peer.outputs`); reading those
+    happens outside any timing, so compiling costs every peer the same two fields.
+    """
 
     is_valid: Callable[[Any], bool]
     iter_errors: Callable[[Any], Iterable[Any]] | None
+    native: Any = None
 
 
 Compiler = Callable[[Any], Compiled]
@@ -51,8 +57,12 @@ class WorkloadInfo:
 class Peer:
     name: str = ""
     distribution: str = ""
+    # What `import` brings the library in (import-time row); empty: nothing to import.
+    module: str = ""
     # The hand-written checker has nothing to compile, so compile rows do not apply.
     has_compile: bool = True
+    # Whether tracemalloc sees what a compiled validator holds (not a Rust heap).
+    traced_memory: bool = True
 
     def __init__(self) -> None:
         self.missing: str | None = None
@@ -78,10 +88,20 @@ class Peer:
         return its compile function. Raises :class:`PeerSkipped` when not applicable."""
         raise NotImplementedError
 
+    def raiser(self, compiled: Compiled) -> Callable[[Any], None] | None:
+        """The library's own way to raise an error for an invalid instance (its choice
+        of which error), or None when it has none."""
+        return None
+
+    def outputs(self, compiled: Compiled) -> dict[str, Callable[[Any], Any]]:
+        """Standard output formats it can write: format name -> instance -> output."""
+        return {}
+
 
 class SchemaCore(Peer):
     name = "schemacore"
     distribution = "schemacore"
+    module = "schemacore"
 
     def _load(self) -> None:
         # Prefer this checkout's source over any installed copy: we measure the tree.
@@ -104,21 +124,35 @@ class SchemaCore(Peer):
 
         def compile(schema: Any) -> Compiled:
             validator = compile_schema(schema, registry=registry)
-            return Compiled(validator.is_valid, validator.iter_errors)
+            return Compiled(validator.is_valid, validator.iter_errors, validator)
 
         return compile
+
+    def raiser(self, compiled: Compiled) -> Callable[[Any], None]:
+        return compiled.native.validate  # type: ignore[no-any-return]  # the best error
+
+    def outputs(self, compiled: Compiled) -> dict[str, Callable[[Any], Any]]:
+        evaluate = compiled.native.evaluate
+
+        def writer(fmt: str) -> Callable[[Any], Any]:
+            return lambda instance: evaluate(instance).output(fmt)
+
+        return {fmt: writer(fmt) for fmt in ("flag", "basic", "list")}
 
 
 class PythonJsonschema(Peer):
     name = "jsonschema"
     distribution = "jsonschema"
+    module = "jsonschema"
 
     def _load(self) -> None:
         import jsonschema
+        import jsonschema.exceptions
         import referencing
         import referencing.jsonschema
 
         self._cls = jsonschema.Draft202012Validator
+        self._best_match = jsonschema.exceptions.best_match
         self._referencing = referencing
         self._draft = referencing.jsonschema.DRAFT202012
 
@@ -143,9 +177,22 @@ class PythonJsonschema(Peer):
 
         def compile(schema: Any) -> Compiled:
             validator = cls(schema, **kwargs)
-            return Compiled(validator.is_valid, validator.iter_errors)
+            return Compiled(validator.is_valid, validator.iter_errors, validator)
 
         return compile
+
+    def raiser(self, compiled: Compiled) -> Callable[[Any], None]:
+        # What jsonschema.validate() raises: best_match over every error (the
+        # validator's own .validate raises the first one it meets instead).
+        iter_errors = compiled.native.iter_errors
+        best_match = self._best_match
+
+        def validate(instance: Any) -> None:
+            error = best_match(iter_errors(instance))
+            if error is not None:
+                raise error
+
+        return validate
 
 
 def _refuse_remote(uri: str) -> Any:
@@ -155,6 +202,7 @@ def _refuse_remote(uri: str) -> Any:
 class FastJsonschema(Peer):
     name = "fastjsonschema"
     distribution = "fastjsonschema"
+    module = "fastjsonschema"
 
     def _load(self) -> None:
         import fastjsonschema
@@ -186,14 +234,19 @@ class FastJsonschema(Peer):
                     return False
                 return True
 
-            return Compiled(is_valid, None)
+            return Compiled(is_valid, None, check)
 
         return compile
+
+    def raiser(self, compiled: Compiled) -> Callable[[Any], None]:
+        return compiled.native  # type: ignore[no-any-return]  # raises the first error
 
 
 class JsonschemaRs(Peer):
     name = "jsonschema-rs"
     distribution = "jsonschema-rs"
+    module = "jsonschema_rs"
+    traced_memory = False
 
     def _load(self) -> None:
         import jsonschema_rs
@@ -223,9 +276,19 @@ class JsonschemaRs(Peer):
 
         def compile(schema: Any) -> Compiled:
             validator = cls(schema, **kwargs)
-            return Compiled(validator.is_valid, validator.iter_errors)
+            return Compiled(validator.is_valid, validator.iter_errors, validator)
 
         return compile
+
+    def raiser(self, compiled: Compiled) -> Callable[[Any], None]:
+        return compiled.native.validate  # type: ignore[no-any-return]  # the first error
+
+    def outputs(self, compiled: Compiled) -> dict[str, Callable[[Any], Any]]:
+        # Its evaluate() (newer releases) writes flag, list and hierarchical; no basic.
+        evaluate = getattr(compiled.native, "evaluate", None)
+        if evaluate is None:
+            return {}
+        return {"flag": lambda x: evaluate(x).flag(), "list": lambda x: evaluate(x).list()}
 
 
 class HandWritten(Peer):

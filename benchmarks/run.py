@@ -20,244 +20,44 @@ import gc
 import json
 import math
 import platform
-import statistics
 import sys
 import time
-from collections import deque
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, Literal, TextIO
 
 # The suite helpers live in tests/ and the package in benchmarks/: both need the root.
 _ROOT = str(Path(__file__).resolve().parents[1])
 if _ROOT not in sys.path:
     sys.path.insert(0, _ROOT)
 
+from benchmarks import agentic  # noqa: E402
 from benchmarks import workloads as wl  # noqa: E402
+from benchmarks.harness import (  # noqa: E402
+    REFERENCE,
+    Figure,
+    Result,
+    Row,
+    check_peers,
+    compile_all,
+    compile_all_peers,
+    compile_shot,
+    disagreement,
+    drained,
+    end_to_end,
+    first_call_shot,
+    looped,
+    paired,
+)
 from benchmarks.peers import Compiled, Compiler, Peer, PeerSkipped, WorkloadInfo, all_peers  # noqa: E402
 
 __all__ = ["main"]
 
-REFERENCE = "schemacore"
 MAX_SHOTS = 10
 MAX_LOOPS = 10_000_000
-SHOWN_DISAGREEMENTS = 5
-
-Runner = Callable[[int], int]
-# Drains an iterator at C speed, keeping nothing.
-_consume: Callable[[Iterable[Any]], None] = deque(maxlen=0).extend
-
-
-# ---------------------------------------------------------------------------------------
-# Runners: each returns the nanoseconds taken by ``loops`` repetitions of its work.
-
-
-def _loop(fn: Callable[[Any], Any], instances: Sequence[Any]) -> Runner:
-    def run(loops: int) -> int:
-        repeat = range(loops)
-        start = time.perf_counter_ns()
-        for _ in repeat:
-            for instance in instances:
-                fn(instance)
-        return time.perf_counter_ns() - start
-
-    return run
-
-
-def _drain(fn: Callable[[Any], Iterable[Any]], instances: Sequence[Any]) -> Runner:
-    def run(loops: int) -> int:
-        repeat = range(loops)
-        start = time.perf_counter_ns()
-        for _ in repeat:
-            for instance in instances:
-                _consume(fn(instance))
-        return time.perf_counter_ns() - start
-
-    return run
-
-
-def _pairs(pairs: Sequence[tuple[Callable[[Any], Any], Any]], drain: bool) -> Runner:
-    def run(loops: int) -> int:
-        repeat = range(loops)
-        start = time.perf_counter_ns()
-        for _ in repeat:
-            if drain:
-                for fn, instance in pairs:
-                    _consume(fn(instance))
-            else:
-                for fn, instance in pairs:
-                    fn(instance)
-        return time.perf_counter_ns() - start
-
-    return run
-
-
-def _compile_shot(compile: Compiler, schema: Any) -> Runner:
-    def run(loops: int) -> int:
-        start = time.perf_counter_ns()
-        compile(schema)
-        return time.perf_counter_ns() - start
-
-    return run
-
-
-def _first_call_shot(compile: Compiler, schema: Any, instance: Any) -> Runner:
-    def run(loops: int) -> int:
-        start = time.perf_counter_ns()
-        compile(schema).is_valid(instance)
-        return time.perf_counter_ns() - start
-
-    return run
-
-
-def _compile_all(compile: Compiler, schemas: Sequence[Any]) -> Runner:
-    def run(loops: int) -> int:
-        start = time.perf_counter_ns()
-        for _ in range(loops):
-            for schema in schemas:
-                compile(schema)
-        return time.perf_counter_ns() - start
-
-    return run
-
-
-def _end_to_end(compile: Compiler, groups: Sequence[tuple[Any, Sequence[Any]]]) -> Runner:
-    def run(loops: int) -> int:
-        start = time.perf_counter_ns()
-        for _ in range(loops):
-            for schema, instances in groups:
-                is_valid = compile(schema).is_valid
-                for instance in instances:
-                    is_valid(instance)
-        return time.perf_counter_ns() - start
-
-    return run
-
-
-# ---------------------------------------------------------------------------------------
-# Results
-
-
-@dataclass
-class Row:
-    """One measurement of one workload, for every peer that takes part."""
-
-    key: str
-    label: str
-    per: str
-    ops: int  # units of ``per`` done by one loop of a runner
-    shot: bool  # single shots (compile, first call) rather than calibrated loops
-    runners: dict[str, Runner]
-    loops: dict[str, int] = field(default_factory=dict)
-    shots: dict[str, int] = field(default_factory=dict)
-    samples: dict[str, list[float]] = field(default_factory=dict)
-
-    def median(self, peer: str) -> float | None:
-        samples = self.samples.get(peer)
-        return statistics.median(samples) if samples else None
-
-    def ratio(self, peer: str) -> float | None:
-        mine, reference = self.median(peer), self.median(REFERENCE)
-        if mine is None or not reference:
-            return None
-        return mine / reference
-
-
-@dataclass
-class Result:
-    name: str
-    title: str
-    notes: list[str] = field(default_factory=list)
-    rows: list[Row] = field(default_factory=list)
-    growth_sizes: list[int] = field(default_factory=list)
-    seconds: float = 0.0
-
-
-# ---------------------------------------------------------------------------------------
-# Agreement: nobody is timed on work whose answers differ from schemacore's.
-
-
-def _verdict(compiled: Compiled, instance: Any) -> tuple[bool | None, bool | None, str]:
-    """``(is_valid, has_errors, problem)``; ``problem`` is set when the peer raised."""
-    try:
-        valid = bool(compiled.is_valid(instance))
-    except Exception as exc:
-        return None, None, f"is_valid raised {type(exc).__name__}: {str(exc)[:120]}"
-    if compiled.iter_errors is None:
-        return valid, None, ""
-    try:
-        has_errors = any(True for _ in compiled.iter_errors(instance))
-    except Exception as exc:
-        return valid, None, f"iter_errors raised {type(exc).__name__}: {str(exc)[:120]}"
-    return valid, has_errors, ""
-
-
-def _disagreement(
-    reference: Compiled, compiled: Compiled, instance: Any, label: str
-) -> str | None:
-    """Why ``compiled`` disagrees with ``reference`` on ``instance``, or None."""
-    expected = _verdict(reference, instance)[0]
-    valid, has_errors, problem = _verdict(compiled, instance)
-    if problem:
-        return f"{label}: {problem}"
-    if valid != expected:
-        return f"{label}: is_valid {valid}, schemacore says {expected}"
-    if has_errors is not None and has_errors == valid:
-        yields = "some" if has_errors else "none"
-        return f"{label}: is_valid {valid} but iter_errors yields {yields}"
-    return None
-
-
-def _compile_all_peers(
-    compilers: dict[str, Compiler], schema: Any, notes: list[str]
-) -> dict[str, Compiled]:
-    compiled: dict[str, Compiled] = {}
-    for name, compile in compilers.items():
-        try:
-            compiled[name] = compile(schema)
-        except Exception as exc:
-            if name == REFERENCE:
-                raise
-            notes.append(f"!! {name}: DROPPED, it failed to compile the schema: "
-                         f"{type(exc).__name__}: {str(exc)[:200]}")
-    return compiled
-
-
-def _check_peers(
-    compiled: dict[str, Compiled],
-    labelled: Sequence[tuple[str, Any, bool]],
-    notes: list[str],
-) -> dict[str, Compiled]:
-    """Keep the peers that agree with schemacore on every instance; say who does not.
-
-    ``labelled`` holds ``(description, instance, valid by construction)``."""
-    reference = compiled[REFERENCE]
-    for label, instance, expected in labelled:
-        valid, has_errors, problem = _verdict(reference, instance)
-        if problem or valid != expected or (has_errors is not None and has_errors == valid):
-            notes.append(
-                f"!! schemacore disagrees with the workload's label on {label}: "
-                f"is_valid {valid}, iter_errors {'some' if has_errors else 'none'} {problem}"
-            )
-    kept = {REFERENCE: reference}
-    for name, peer in compiled.items():
-        if name == REFERENCE:
-            continue
-        problems = [
-            issue
-            for label, instance, _ in labelled
-            if (issue := _disagreement(reference, peer, instance, label)) is not None
-        ]
-        if problems:
-            shown = "; ".join(problems[:SHOWN_DISAGREEMENTS])
-            notes.append(
-                f"!! {name}: DROPPED, DISAGREES with schemacore on {len(problems)} of "
-                f"{len(labelled)} instances: {shown}"
-            )
-        else:
-            kept[name] = peer
-    return kept
+# Steady-state workloads first, then those of one-off use (issue 16).
+NAMES: tuple[str, ...] = (*wl.NAMES, *agentic.NAMES)
 
 
 # ---------------------------------------------------------------------------------------
@@ -267,10 +67,10 @@ def _check_peers(
 def _single_rows(
     workload: wl.Workload, compilers: dict[str, Compiler], peers: dict[str, Peer], notes: list[str]
 ) -> list[Row]:
-    compiled = _compile_all_peers(compilers, workload.schema, notes)
+    compiled = compile_all_peers(compilers, workload.schema, notes)
     labelled = [(f"valid #{i}", x, True) for i, x in enumerate(workload.valid)]
     labelled += [(f"invalid #{i}", x, False) for i, x in enumerate(workload.invalid)]
-    compiled = _check_peers(compiled, labelled, notes)
+    compiled = check_peers(compiled, labelled, notes)
     timed = [name for name in compilers if name in compiled]
     with_compile = [name for name in timed if peers[name].has_compile]
     with_errors = [name for name in timed if compiled[name].iter_errors is not None]
@@ -278,18 +78,18 @@ def _single_rows(
     first = workload.valid[0]
     return [
         Row("compile", "compile", "call", 1, True,
-            {n: _compile_shot(compilers[n], workload.schema) for n in with_compile}),
+            {n: compile_shot(compilers[n], workload.schema) for n in with_compile}),
         Row("first_call", "compile + first is_valid", "call", 1, True,
-            {n: _first_call_shot(compilers[n], workload.schema, first) for n in with_compile}),
+            {n: first_call_shot(compilers[n], workload.schema, first) for n in with_compile}),
         Row("is_valid_valid", f"is_valid, {len(workload.valid)} valid", unit,
             len(workload.valid), False,
-            {n: _loop(compiled[n].is_valid, workload.valid) for n in timed}),
+            {n: looped(compiled[n].is_valid, workload.valid) for n in timed}),
         Row("is_valid_invalid", f"is_valid, {len(workload.invalid)} invalid", unit,
             len(workload.invalid), False,
-            {n: _loop(compiled[n].is_valid, workload.invalid) for n in timed}),
+            {n: looped(compiled[n].is_valid, workload.invalid) for n in timed}),
         Row("iter_errors_invalid", f"iter_errors, {len(workload.invalid)} invalid", unit,
             len(workload.invalid), False,
-            {n: _drain(compiled[n].iter_errors, workload.invalid)  # type: ignore[arg-type]
+            {n: drained(compiled[n].iter_errors, workload.invalid)  # type: ignore[arg-type]
              for n in with_errors}),
     ]
 
@@ -319,7 +119,7 @@ def _suite_rows(
                 continue
             compiled[name].append(peer)
             for i, (data, _) in enumerate(group.cases):
-                problem = _disagreement(reference, peer, data, f"case #{i}")
+                problem = disagreement(reference, peer, data, f"case #{i}")
                 if problem is not None:
                     bad.setdefault(group.id, []).append(f"{name} {problem}")
     keep = [i for i, group in enumerate(groups) if group.id not in bad]
@@ -339,7 +139,7 @@ def _suite_rows(
     by_schema = [(g.schema, [data for data, _ in g.cases]) for g in kept_groups]
     rows = [
         Row("suite_compile", "compile every schema", "schema", len(schemas), False,
-            {n: _compile_all(c, schemas) for n, c in compilers.items()}),
+            {n: compile_all(c, schemas) for n, c in compilers.items()}),
     ]
     valid_pairs: dict[str, list[tuple[Callable[[Any], Any], Any]]] = {}
     error_pairs: dict[str, list[tuple[Callable[[Any], Any], Any]]] = {}
@@ -359,11 +159,11 @@ def _suite_rows(
     invalid_count = len(error_pairs.get(REFERENCE, ()))
     rows += [
         Row("suite_is_valid", "is_valid, every case (precompiled)", "case", cases, False,
-            {n: _pairs(p, drain=False) for n, p in valid_pairs.items()}),
+            {n: paired(p, drain=False) for n, p in valid_pairs.items()}),
         Row("iter_errors_invalid", f"iter_errors, {invalid_count} invalid cases", "case",
-            invalid_count, False, {n: _pairs(p, drain=True) for n, p in error_pairs.items()}),
+            invalid_count, False, {n: paired(p, drain=True) for n, p in error_pairs.items()}),
         Row("suite_end_to_end", "end to end: compile + every case", "suite run", 1, False,
-            {n: _end_to_end(c, by_schema) for n, c in compilers.items()}),
+            {n: end_to_end(c, by_schema) for n, c in compilers.items()}),
     ]
     return rows
 
@@ -371,20 +171,20 @@ def _suite_rows(
 def _growth_rows(
     workload: wl.GrowthWorkload, compilers: dict[str, Compiler], notes: list[str]
 ) -> list[Row]:
-    compiled = _compile_all_peers(compilers, workload.schema, notes)
+    compiled = compile_all_peers(compilers, workload.schema, notes)
     labelled: list[tuple[str, Any, bool]] = []
     for size, good, bad in workload.sizes:
         labelled += [(f"{size:,} records valid", good, True),
                      (f"{size:,} records invalid", bad, False)]
-    compiled = _check_peers(compiled, labelled, notes)
+    compiled = check_peers(compiled, labelled, notes)
     rows: list[Row] = []
     for size, good, _ in workload.sizes:
         rows.append(Row(f"growth_is_valid_{size}", f"is_valid, {size:,} records", "document",
-                        1, False, {n: _loop(c.is_valid, [good]) for n, c in compiled.items()}))
+                        1, False, {n: looped(c.is_valid, [good]) for n, c in compiled.items()}))
     for size, _, bad in workload.sizes:
         rows.append(Row(f"growth_iter_errors_{size}", f"iter_errors, {size:,} (1% bad)",
                         "document", 1, False,
-                        {n: _drain(c.iter_errors, [bad])
+                        {n: drained(c.iter_errors, [bad])
                          for n, c in compiled.items() if c.iter_errors is not None}))
     return rows
 
@@ -416,9 +216,22 @@ def _measure(result: Result, rounds: int, target_ns: int, log: TextIO) -> None:
     for row in rows:
         _calibrate(row, target_ns)
         row.samples = {name: [] for name in row.runners}
+    probes = [probe for probe in result.probes if probe.runners]
+    for probe in probes:
+        for run_probe in probe.runners.values():
+            run_probe()  # the warm-up: process-wide caches, lazy imports
+        probe.samples = {name: [] for name in probe.runners}
     for r in range(rounds):
         print(f"[{result.name}] round {r + 1}/{rounds}", file=log, flush=True)
+        for probe in probes:
+            names = list(probe.runners)
+            turn = r % len(names)
+            for name in names[turn:] + names[:turn]:
+                gc.collect()
+                probe.samples[name].append(probe.runners[name]())
         for row in rows:
+            if row.max_rounds is not None and r >= row.max_rounds:
+                continue
             names = list(row.runners)
             turn = r % len(names)
             for name in names[turn:] + names[:turn]:
@@ -433,7 +246,7 @@ def _measure(result: Result, rounds: int, target_ns: int, log: TextIO) -> None:
 
 
 def run_workload(
-    workload: wl.Workload | wl.SuiteWorkload | wl.GrowthWorkload,
+    workload: wl.Workload | wl.SuiteWorkload | wl.GrowthWorkload | agentic.OneOff,
     peers: list[Peer],
     rounds: int,
     target_ns: int,
@@ -441,6 +254,11 @@ def run_workload(
 ) -> Result:
     started = time.perf_counter()
     result = Result(workload.name, workload.title)
+    if isinstance(workload, agentic.OneOff):
+        print(f"[{workload.name}] preparing; checking that every peer agrees with schemacore",
+              file=log, flush=True)
+        workload.prepare(peers, result, log)
+        return _finish(result, rounds, target_ns, log, started)
     registry = workload.registry if not isinstance(workload, wl.GrowthWorkload) else {}
     info = WorkloadInfo(workload.name, workload.draft7, registry)
     compilers: dict[str, Compiler] = {}
@@ -462,7 +280,11 @@ def run_workload(
         result.growth_sizes = [size for size, _, _ in workload.sizes]
     else:
         result.rows = _single_rows(workload, compilers, by_name, result.notes)
+    return _finish(result, rounds, target_ns, log, started)
 
+
+def _finish(result: Result, rounds: int, target_ns: int, log: TextIO, started: float) -> Result:
+    """Measure the rows and probes, then derive the figures."""
     # The workload's data lives for the whole measurement: freezing it keeps the cyclic
     # collector from rescanning megabytes of instances inside somebody's timed loop.
     gc.collect()
@@ -471,6 +293,13 @@ def run_workload(
         _measure(result, rounds, target_ns, log)
     finally:
         gc.unfreeze()
+    for probe in result.probes:
+        result.figures += probe.reduce(probe.samples)
+        probe.runners = {}
+        probe.samples = {}  # single shots by the ten thousand: the figures say it
+    for derive in result.derive:
+        result.figures += derive()
+    result.derive = []
     for row in result.rows:
         row.runners = {}  # drop the closures (and the validators they hold)
     result.seconds = time.perf_counter() - started
@@ -498,13 +327,36 @@ def _ratio(ratio: float | None) -> str:
     return f"{ratio:.2f}x" if ratio < 10 else f"{ratio:.1f}x" if ratio < 100 else f"{ratio:.0f}x"
 
 
+def _bytes(count: float) -> str:
+    for name, scale in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if count >= scale:
+            return f"{count / scale:.3g} {name}"
+    return f"{count:.0f} B"
+
+
+def _figure_value(figure: Figure, peer: str) -> str:
+    value = figure.values.get(peer)
+    if value is None:
+        return "-"
+    if figure.kind == "time":
+        return _time(value)
+    if figure.kind == "bytes":
+        return _bytes(value)
+    if figure.kind == "ratio":
+        return f"{value:.2f}" if value < 100 else f"{value:.0f}"
+    return f"{value:,.0f}"
+
+
 def _table(result: Result, peer_names: list[str], out: TextIO) -> None:
     print(f"\n== {result.name}: {result.title}", file=out)
     print("   median time per unit; (ratio) = peer time / schemacore time, above 1 means "
           "schemacore is faster", file=out)
-    shown = [p for p in peer_names if any(p in row.samples for row in result.rows)]
+    shown = [p for p in peer_names
+             if any(p in row.samples for row in result.rows)
+             or any(p in figure.values for figure in result.figures)]
     others = [p for p in shown if p != REFERENCE]
-    label_width = max([len(row.label) for row in result.rows] + [11])
+    labels = [row.label for row in result.rows] + [f.label for f in result.figures]
+    label_width = max([len(label) for label in labels] + [11])
     header = f"   {'measurement':<{label_width}}  {'per':<9} {REFERENCE:>10}"
     for name in others:
         header += f"  {name:>18}"
@@ -514,6 +366,15 @@ def _table(result: Result, peer_names: list[str], out: TextIO) -> None:
         for name in others:
             median = row.median(name)
             cell = "n/a" if median is None else f"{_time(median)} {_ratio(row.ratio(name)):>7}"
+            line += f"  {cell:>18}"
+        print(line, file=out)
+    for figure in result.figures:
+        # Figures are derived numbers (no "per"); quotients carry no ratio to schemacore.
+        mine = _figure_value(figure, REFERENCE)
+        line = f"   {figure.label:<{label_width}}  {figure.kind:<9} {mine:>10}"
+        for name in others:
+            value = _figure_value(figure, name)
+            cell = "n/a" if value == "-" else f"{value} {_ratio(figure.ratio(name)):>7}"
             line += f"  {cell:>18}"
         print(line, file=out)
     if result.growth_sizes:
@@ -599,6 +460,103 @@ def _targets(results: dict[str, Result], out: TextIO) -> list[dict[str, Any]]:
     return report
 
 
+@dataclass(frozen=True)
+class Goal:
+    """One of issue 16's goals, read from a row's median or a figure's value.
+
+    ``measure``: ``"slower"`` is schemacore / ``peer`` (at most ``bound``),
+    ``"faster"`` is ``peer`` / schemacore (at least ``bound``), ``"value"`` is
+    schemacore's own number (at most ``bound``; times in ns, shown in ms)."""
+
+    text: str
+    workload: str
+    keys: tuple[str, ...]
+    measure: Literal["slower", "faster", "value"]
+    bound: float
+    peer: str = REFERENCE
+
+
+GOALS: tuple[Goal, ...] = (
+    Goal("agent <= 2x jsonschema-rs", "agent", ("agent_end_to_end",), "slower", 2,
+         "jsonschema-rs"),
+    Goal("compile, sum of mins <= 2x jsonschema-rs", "agent", ("agent_compile_min_sum",),
+         "slower", 2, "jsonschema-rs"),
+    Goal("github tools: slowest calls / compiles <= 1", "agent", ("agent_github_spikes",),
+         "value", 1),
+    Goal("slowest call / compile <= 1", "first-calls", ("first_wide_spike",), "value", 1),
+    Goal("no call above 20 ms", "first-calls", ("first_wide_max", "first_wide_worst"),
+         "value", 20e6),
+    Goal("validate() <= 1 ms", "many-errors", ("errors_validate",), "value", 1e6),
+    Goal("validate_tool_args / is_valid <= 1.5x", "runtime",
+         ("runtime_over_is_valid_all", "runtime_over_is_valid_valid",
+          "runtime_over_is_valid_invalid"), "value", 1.5),
+    Goal("flag / is_valid <= 2x", "output-formats",
+         ("outputs_flag_over_is_valid_valid", "outputs_flag_over_is_valid_bad"), "value", 2),
+    Goal("suite end to end >= 5x jsonschema", "suite", ("suite_end_to_end",), "faster", 5,
+         "jsonschema"),
+    Goal("is_valid >= 3x fastjsonschema", "tool-args", ("is_valid_valid", "is_valid_invalid"),
+         "faster", 3, "fastjsonschema"),
+    Goal("is_valid >= 80x jsonschema", "records", ("is_valid_valid", "is_valid_invalid"),
+         "faster", 80, "jsonschema"),
+    Goal("is_valid >= 60x jsonschema", "unevaluated", ("is_valid_valid", "is_valid_invalid"),
+         "faster", 60, "jsonschema"),
+)
+
+
+def _lookup(result: Result, key: str) -> tuple[str, Callable[[str], float | None], str] | None:
+    """A row's or figure's label, its number for a peer, and its kind."""
+    for row in result.rows:
+        if row.key == key:
+            return row.label, row.median, "time"
+    for figure in result.figures:
+        if figure.key == key:
+            return figure.label, figure.values.get, figure.kind
+    return None
+
+
+def _goal_number(goal: Goal, number: Callable[[str], float | None]) -> float | None:
+    mine = number(REFERENCE)
+    if goal.measure == "value" or mine is None:
+        return mine
+    theirs = number(goal.peer)
+    if theirs is None or not mine or not theirs:
+        return None
+    return mine / theirs if goal.measure == "slower" else theirs / mine
+
+
+def _goals(results: dict[str, Result], out: TextIO) -> list[dict[str, Any]]:
+    print("\n== goals from issue 16 (informational: nothing here fails the run)", file=out)
+    report: list[dict[str, Any]] = []
+    for goal in GOALS:
+        result = results.get(goal.workload)
+        if result is None:
+            continue
+        for key in goal.keys:
+            found = _lookup(result, key)
+            if found is None:
+                continue
+            label, number, kind = found
+            value = _goal_number(goal, number)
+            if value is None:
+                status = f"not measured ({goal.peer} did not run)"
+            elif goal.measure == "faster":
+                status = "met" if value >= goal.bound else "MISSED"
+            else:
+                status = "met" if value <= goal.bound else "MISSED"
+            if value is None:
+                shown = ""
+            elif goal.measure == "value" and kind == "time":
+                shown = _time(value)
+            else:
+                shown = _ratio(value) if goal.measure != "value" else f"{value:.2f}"
+            print(f"   {goal.text:<44} {goal.workload:<14} {label[:56]:<56} {shown:>9}  "
+                  f"{status}", file=out)
+            report.append({"goal": goal.text, "workload": goal.workload, "key": key,
+                           "measure": goal.measure, "peer": goal.peer, "bound": goal.bound,
+                           "value": value, "status": status})
+    return report
+
+
 def _environment(peers: list[Peer]) -> dict[str, Any]:
     return {
         "python": sys.version.replace("\n", " "),
@@ -612,7 +570,7 @@ def _environment(peers: list[Peer]) -> dict[str, Any]:
 
 def _to_json(
     results: dict[str, Result], environment: dict[str, Any], options: dict[str, Any],
-    targets: list[dict[str, Any]],
+    targets: list[dict[str, Any]], goals: list[dict[str, Any]],
 ) -> dict[str, Any]:
     workloads: dict[str, Any] = {}
     for name, result in results.items():
@@ -633,9 +591,18 @@ def _to_json(
                 }
                 for row in result.rows
             },
+            "figures": {
+                figure.key: {
+                    "label": figure.label,
+                    "kind": figure.kind,
+                    "values": figure.values,
+                    "ratio": {p: figure.ratio(p) for p in figure.values if p != REFERENCE},
+                }
+                for figure in result.figures
+            },
         }
     return {"environment": environment, "options": options, "workloads": workloads,
-            "targets": targets}
+            "targets": targets, "goals": goals}
 
 
 def _parse(argv: Sequence[str] | None) -> argparse.Namespace:
@@ -645,8 +612,8 @@ def _parse(argv: Sequence[str] | None) -> argparse.Namespace:
     )
     parser.add_argument("--quick", action="store_true",
                         help="tiny sizes and few rounds (a smoke test of a few seconds)")
-    parser.add_argument("--workload", action="append", choices=wl.NAMES, metavar="NAME",
-                        help=f"run only this workload (repeatable): {', '.join(wl.NAMES)}")
+    parser.add_argument("--workload", action="append", choices=NAMES, metavar="NAME",
+                        help=f"run only this workload (repeatable): {', '.join(NAMES)}")
     parser.add_argument("--rounds", type=int, help="interleaved rounds (default 10, quick 2)")
     parser.add_argument("--min-sample-ms", type=float,
                         help="shortest loop sample (default 20, quick 1)")
@@ -672,7 +639,7 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
         return 2
     environment = _environment(peers)
     options = {"quick": args.quick, "rounds": rounds, "min_sample_ms": sample_ms,
-               "workloads": args.workload or list(wl.NAMES), "argv": list(sys.argv)}
+               "workloads": args.workload or list(NAMES), "argv": list(sys.argv)}
     print(f"Python {environment['python']} ({environment['implementation']}) on "
           f"{environment['platform']}", file=out)
     for peer in peers:
@@ -681,9 +648,10 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
           f"{'quick' if args.quick else 'full'} sizes", file=out, flush=True)
 
     results: dict[str, Result] = {}
-    for name in args.workload or wl.NAMES:
+    for name in args.workload or NAMES:
         print(f"[{name}] generating", file=log, flush=True)
-        workload = wl.build(name, args.quick)
+        workload = (agentic.build(name, args.quick) if name in agentic.NAMES
+                    else wl.build(name, args.quick))
         if isinstance(workload, wl.Unavailable):
             print(f"\n== {name}: SKIPPED: {workload.reason}", file=out, flush=True)
             continue
@@ -694,8 +662,9 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
         out.flush()
 
     targets = _targets(results, out)
+    goals = _goals(results, out)
     if args.json:
-        document = _to_json(results, environment, options, targets)
+        document = _to_json(results, environment, options, targets, goals)
         args.json.write_text(json.dumps(document, indent=1) + "\n", encoding="utf-8")
         print(f"\nraw results written to {args.json}", file=out)
     return 0

@@ -14,6 +14,7 @@ Three shapes of workload exist:
 from __future__ import annotations
 
 import copy
+import dataclasses
 import random
 import string
 from collections.abc import Callable, Iterator, Sequence
@@ -29,7 +30,9 @@ __all__ = [
     "Unavailable",
     "Workload",
     "build",
+    "records",
     "tool_call_schema",
+    "wide_object",
 ]
 
 METASCHEMA_URI = "https://json-schema.org/draft/2020-12/schema"
@@ -1272,6 +1275,41 @@ def _suite(scale: Scale) -> SuiteWorkload | Unavailable:
         f"{len(groups)} schemas, {count} cases",
         list(groups.values()),
         load_registry(location.path),
+    )
+
+
+# ---------------------------------------------------------------------------------------
+# Pieces the one-off workloads (agentic.py) build on.
+
+
+def records(count: int) -> Workload:
+    """The ``records`` workload at ``count`` records."""
+    return _records(dataclasses.replace(Scale.of(False), records=count))
+
+
+def wide_object(properties: int, per_kind: int) -> Workload:
+    """One flat object of ``properties`` properties ``p0``, ``p1``, ... of mixed simple
+    types (bounded strings and numbers, booleans, enums), every tenth required, no
+    others allowed; ``per_kind`` valid and invalid instances (about half of the
+    optional properties present, most invalid ones with one bad value)."""
+    kinds: list[Callable[[], Field]] = [
+        lambda: text(0, 64),
+        lambda: integer(0, 1_000_000),
+        lambda: number(0, 1000),
+        boolean,
+        lambda: enum("red", "green", "blue"),
+    ]
+    props = {f"p{i}": kinds[i % len(kinds)]() for i in range(properties)}
+    shape = obj(props, [name for i, name in enumerate(props) if i % 10 == 0])
+    assert shape.bad is not None
+    rng = random.Random("wide-object")
+    return Workload(
+        "wide-object",
+        f"a flat object of {properties:,} properties of mixed simple types",
+        shape.schema,
+        [shape.good(rng) for _ in range(per_kind)],
+        [shape.bad(rng) for _ in range(per_kind)],
+        draft7=True,  # properties, required, type and bounds only
     )
 
 
