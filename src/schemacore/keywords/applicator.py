@@ -1271,6 +1271,7 @@ CONTAINS = Spec(
     Shape.ONE,
     Reach.EVERY_ITEM,
     marks=Marks.SOME_ITEMS,
+    passes_errors=False,
     evaluate=walk_contains,
 )
 MIN_CONTAINS = Spec("minContains", None, Role.PART, "array", part_of="contains")
@@ -1292,6 +1293,7 @@ ANY_OF = Spec(
     None,
     Shape.LIST,
     Reach.SOMETIMES,
+    passes_errors=False,
     emit=emit_any_of,
     evaluate=walk_any_of,
 )
@@ -1302,6 +1304,7 @@ ONE_OF = Spec(
     None,
     Shape.LIST,
     Reach.SOMETIMES,
+    passes_errors=False,
     emit=emit_one_of,
     evaluate=walk_one_of,
 )
@@ -1312,6 +1315,7 @@ NOT = Spec(
     None,
     Shape.ONE,
     Reach.NEGATED,
+    passes_errors=False,
     emit=emit_not,
     evaluate=walk_not,
 )
@@ -1322,6 +1326,7 @@ IF = Spec(
     None,
     Shape.ONE,
     Reach.SOMETIMES,
+    passes_errors=False,
     emit=emit_if,
     evaluate=walk_if,
 )
