@@ -29,9 +29,11 @@ def best_match(errors: Iterable[ValidationError]) -> ValidationError | None:
 
     The deepest instance location wins, the first among equals; at equal depth an
     error that is not a weak ``anyOf``/``oneOf``/``false`` one. For a failed
-    ``anyOf``/``oneOf``, the branch that came closest (fewest errors, then deepest)
-    is followed, down to a leaf. A failed ``contains`` is its own best match, never
-    one item's error.
+    ``anyOf``/``oneOf``, the branch that came closest is followed, down to a leaf:
+    a branch whose ``type`` matched the value (none of its errors is a ``type`` error
+    at the ``anyOf``'s own location) before one whose ``type`` did not, then the
+    fewest errors, then the deepest. A failed ``contains`` is its own best match,
+    never one item's error.
 
     ``errors`` is read once, one error at a time, and never kept: the work is linear
     in the errors read (and the contexts of the alternatives followed).
@@ -66,9 +68,13 @@ def _closest_branch(error: ValidationError) -> list[ValidationError]:
     for sub in error.context:
         branch = sub.keyword_location[len(prefix) :].split("/", 1)[0]
         branches.setdefault(branch, []).append(sub)
+    here = error.instance_location
 
-    def distance(group: list[ValidationError]) -> tuple[int, int]:
-        # min() keeps the first branch among equals.
-        return len(group), -max(relevance(e)[0] for e in group)
+    def distance(group: list[ValidationError]) -> tuple[bool, int, int]:
+        # A branch of another type was most likely not the one meant ("bar" against
+        # an array branch and a string one means the string one), however few its
+        # errors; min() keeps the first branch among equals.
+        wrong_type = any(e.keyword == "type" and e.instance_location == here for e in group)
+        return wrong_type, len(group), -max(relevance(e)[0] for e in group)
 
     return min(branches.values(), key=distance)
