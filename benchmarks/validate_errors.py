@@ -88,6 +88,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--quick", action="store_true", help="1,000 items, 2 rounds")
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--size", type=int, default=100_000)
+    parser.add_argument("--workload", action="append", help="only these (repeatable)")
     args = parser.parse_args(argv)
     size, rounds = (1_000, 2) if args.quick else (args.size, args.rounds)
     ways: dict[str, Callable[[schemacore.Validator, Any], Any]] = {
@@ -96,7 +97,8 @@ def main(argv: list[str] | None = None) -> None:
         "is_valid": lambda v, x: v.is_valid(x),
     }
     cases = []
-    for name, (schema, instance) in workloads(size).items():
+    chosen = {n: w for n, w in workloads(size).items() if n in (args.workload or [n])}
+    for name, (schema, instance) in chosen.items():
         validator = schemacore.compile(schema)
         fast, slow = _validate(validator, instance), _drained(validator, instance)
         if (fast.instance_location, fast.keyword_location) != (
@@ -118,7 +120,7 @@ def main(argv: list[str] | None = None) -> None:
             best[(name, way)] = min(best.get((name, way), took), took)
     print(f"python {sys.version.split()[0]}, {size:,} items, min of {rounds} rounds")
     print(f"{'workload':<10}" + "".join(f"{way:>14}" for way in ways))
-    for name in workloads(1):
+    for name in chosen:
         row = "".join(f"{best[(name, way)] * 1e3:>11.3f} ms" for way in ways)
         print(f"{name:<10}{row}")
 

@@ -427,10 +427,33 @@ def rest_items(ctx: SchemaContext, value: Any, keyword: str, start: int) -> Keyw
                     return False
             return True
 
-    def errors(x: Any, ipath: Path, kpath: Path) -> Iterator[ValidationError]:
-        here = (kpath, keyword)
-        for index in range(start, len(x)):
-            yield from child_errors(x[index], (ipath, index), here)
+    if child.ready:
+
+        def errors(x: Any, ipath: Path, kpath: Path) -> Iterator[ValidationError]:
+            # A finished child's error path begins with its check anyway: checking
+            # here spares the valid items (nearly all, when one item at the end is
+            # wrong) a path and a generator each. Read now, as its error path does:
+            # generated code may have replaced the closure. A failure is left to
+            # the error path, which raises it located.
+            here = (kpath, keyword)
+            item_valid = child.valid
+            for index in range(start, len(x)):
+                item = x[index]
+                try:
+                    if item_valid(item):
+                        continue
+                except ExecutionFailure:
+                    pass
+                yield from child_errors(item, (ipath, index), here)
+
+    else:
+
+        def errors(x: Any, ipath: Path, kpath: Path) -> Iterator[ValidationError]:
+            # Through an edge closing a cycle, each application is counted where it
+            # happens (calls.recursion): every item takes the error path.
+            here = (kpath, keyword)
+            for index in range(start, len(x)):
+                yield from child_errors(x[index], (ipath, index), here)
 
     track = None
     if ctx.tracking:
