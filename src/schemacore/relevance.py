@@ -20,8 +20,7 @@ _NOTHING = (-1, 0)
 
 def relevance(error: ValidationError) -> tuple[int, int]:
     """Sort key, higher is more relevant: deeper in the instance, then not weak."""
-    depth = error.instance_location.count("/")
-    return depth, 0 if error.keyword in WEAK else 1
+    return error._instance_depth(), 0 if error.keyword in WEAK else 1
 
 
 def best_match(errors: Iterable[ValidationError]) -> ValidationError | None:

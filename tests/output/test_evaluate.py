@@ -173,6 +173,27 @@ def test_only_a_type_error_at_the_branch_point_demotes_a_branch() -> None:
     assert caught.value.keyword_location == "/anyOf/1/type"
 
 
+def test_relevance_counts_the_tokens_of_the_instance_location() -> None:
+    from schemacore.relevance import relevance
+
+    validator = schemacore.compile({"additionalProperties": {"items": {"type": "string"}}})
+    instance = {"a/b": [1], "~": [2], "": [3]}
+    # Counted from the path before the pointer is written, then from the pointer.
+    depths = [relevance(error)[0] for error in validator.iter_errors(instance)]
+    assert depths == [2, 2, 2]
+    for error in validator.iter_errors(instance):
+        assert error.instance_location.count("/") == 2 and relevance(error) == (2, 1)
+    built = schemacore.ValidationError(
+        "m",
+        keyword="anyOf",
+        instance_location="/x~1y/0",
+        keyword_location="",
+        absolute_keyword_location="",
+        instance=None,
+    )
+    assert relevance(built) == (2, 0)
+
+
 def test_best_match_prefers_deeper_errors() -> None:
     validator = schemacore.compile(
         {"required": ["x"], "properties": {"y": {"properties": {"z": {"type": "string"}}}}}
