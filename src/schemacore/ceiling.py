@@ -18,6 +18,7 @@ describe, leaves the depth unbounded: ``validate`` then reads every error, as be
 
 from __future__ import annotations
 
+from .dialect import Dialect
 from .model import Node
 from .relevance import WEAK
 from .spec import IN_PLACE, LEAVES, Reach
@@ -49,9 +50,35 @@ _STEPS: dict[Reach, int] = {
         1,
     ),
 }
-_UNAPPLIED = Reach.UNAPPLIED
+# In a step table: the subschema's errors are not the node's (summed up by its
+# keyword, or $defs, applied through references only); and a reach not known.
+_SKIP = -1
+_UNKNOWN = -2
 
-Edges = list[tuple[Node, int]]
+# Per dialect, keyword -> steps of (its single subschema, a member of its list or
+# map): the spec facts read once, not per node (Enum lookups are slow in 3.11).
+# Bounded: custom meta-schemas make dialects of their own.
+_TABLES: dict[Dialect, dict[str, tuple[int, int]]] = {}
+_MAX_TABLES = 256
+
+
+def _steps(dialect: Dialect) -> dict[str, tuple[int, int]]:
+    table = _TABLES.get(dialect)
+    if table is None:
+        table = {}
+        for name, (spec, _) in dialect.keywords.items():
+            if not spec.passes_errors:
+                table[name] = (_SKIP, _SKIP)
+                continue
+            one, member = spec.reach_of((name,)), spec.reach_of((name, 0))
+            table[name] = (
+                _SKIP if one is Reach.UNAPPLIED else _STEPS.get(one, _UNKNOWN),
+                _SKIP if member is Reach.UNAPPLIED else _STEPS.get(member, _UNKNOWN),
+            )
+        if len(_TABLES) >= _MAX_TABLES:
+            _TABLES.clear()
+        _TABLES[dialect] = table
+    return table
 
 
 def error_ceiling(node: Node) -> tuple[int, int]:
@@ -66,80 +93,54 @@ def error_ceiling(node: Node) -> tuple[int, int]:
     known = node.ceiling
     if known is not None:
         return known
-    edges: dict[Node, Edges | None] = {}
     stack = [node]
     while stack:
         current = stack[-1]
         if current.ceiling is not None:
             stack.pop()
             continue
-        if current not in edges:
-            edges[current] = _edges(current)
-        mine = edges[current]
-        if mine is None:
-            current.ceiling = _ANYTHING
+        # Edges that close no cycle form no cycle either: children finish first,
+        # and a node is looked at again once they have.
+        found = _ceiling_or_pending(current)
+        if isinstance(found, list):
+            stack.extend(found)
+        else:
+            current.ceiling = found
             stack.pop()
-            continue
-        # Edges that close no cycle form no cycle either: children finish first.
-        pending = [child for child, _ in mine if child.ceiling is None]
-        if pending:
-            stack.extend(pending)
-            continue
-        stack.pop()
-        current.ceiling = _combine(current, mine)
     assert node.ceiling is not None
     return node.ceiling
 
 
-def _edges(node: Node) -> Edges | None:
-    """The children whose errors ``node`` yields as its own, each with the levels it
-    adds; None when no bound can be known (a cycle, or a keyword no spec describes)."""
+def _ceiling_or_pending(node: Node) -> tuple[int, int] | list[Node]:
+    """The ceiling of ``node``, or the children it needs that are not known yet."""
     ctx = node.context
     if ctx is None:
-        return []  # a boolean schema: no subschemas
-    if any(keyword.spec is None for keyword in node.keywords.values()):
-        return None
-    table = ctx.dialect.keywords
-    found: Edges = []
-    for tokens, child in node.children.items():
-        entry = table.get(str(tokens[0]))
-        if entry is None:
-            return None
-        spec = entry[0]
-        if not spec.passes_errors:
-            continue  # only the keyword's own error, counted in _own
-        reach = spec.reach_of(tokens)
-        if reach is _UNAPPLIED:
-            continue  # $defs: applied through references only, counted there
-        step = _STEPS.get(reach)
-        if step is None or tokens in node.back:
-            return None
-        found.append((child, step))
-    return found
-
-
-def _own(node: Node) -> tuple[int, int]:
-    """The most relevant error of ``node`` at its own value."""
-    if node.boolean is False:
-        return _OWN_WEAK  # "false" is weak
+        return _OWN_WEAK if node.boolean is False else NO_ERRORS  # "false" is weak
     if node.trivial:
         return NO_ERRORS
     best = _OWN if node.types is not None else NO_ERRORS
-    for name in node.keywords:
-        if name not in WEAK:
-            return _OWN
-        best = max(best, _OWN_WEAK)
-    return best
-
-
-def _combine(node: Node, edges: Edges) -> tuple[int, int]:
-    best = _own(node)
-    for child, step in edges:
-        assert child.ceiling is not None
-        depth, strong = child.ceiling
-        if depth < 0:
-            continue  # the child yields no error
-        candidate = (min(UNBOUNDED, depth + step), strong)
-        if candidate > best:
-            best = candidate
-    return best
+    for name, keyword in node.keywords.items():
+        if keyword.spec is None:
+            return _ANYTHING  # a keyword no spec describes
+        if best is not _OWN:
+            best = _OWN_WEAK if name in WEAK else _OWN
+    table = _steps(ctx.dialect)
+    back = node.back
+    pending: list[Node] = []
+    for tokens, child in node.children.items():
+        steps = table.get(str(tokens[0]))
+        if steps is None:
+            return _ANYTHING
+        step = steps[0] if len(tokens) == 1 else steps[1]
+        if step == _SKIP:
+            continue
+        if step == _UNKNOWN or tokens in back:
+            return _ANYTHING  # a reach not known, or a cycle
+        below = child.ceiling
+        if below is None:
+            pending.append(child)
+        elif not pending and below[0] >= 0:
+            candidate = (min(UNBOUNDED, below[0] + step), below[1])
+            if candidate > best:
+                best = candidate
+    return pending or best

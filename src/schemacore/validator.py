@@ -207,9 +207,10 @@ class Validator:
         """Raise the most relevant :class:`ValidationError` of ``instance``, if any.
 
         The deepest error wins; inside a failed ``anyOf``/``oneOf`` the branch that
-        came closest to passing is followed (see ``schemacore.best_match``). The
-        errors are read only until one is as relevant as the schema's can be, so
-        an instance with many errors costs little more than its first. Like
+        came closest to passing is followed (see ``schemacore.best_match``). Errors
+        are read only until one is as relevant as any of the schema's can be (as
+        deep as they go, not weak): then no later one can change the answer, and an
+        array of many wrong items costs about what its first does. Like
         ``is_valid``, it may then answer without reaching a part of the instance
         that would raise ExecutionFailure.
         """
