@@ -6,7 +6,9 @@ import io
 import json
 from pathlib import Path
 
-from benchmarks import run
+import pytest
+
+from benchmarks import run, validate_errors
 
 
 def test_quick_mode_prints_a_table_per_workload(tmp_path: Path) -> None:
@@ -38,3 +40,10 @@ def test_the_hand_written_checker_agrees_with_schemacore() -> None:
     validator = schemacore.compile(workload.schema)
     for instance in [*workload.valid, *workload.invalid]:
         assert check_tool_call(instance) is validator.is_valid(instance)
+
+
+def test_the_validate_errors_script_runs(capsys: pytest.CaptureFixture[str]) -> None:
+    # It also checks that validate() and the drained best_match agree on each workload.
+    validate_errors.main(["--quick"])
+    text = capsys.readouterr().out
+    assert all(name in text for name in ("many", "last", "nested", "shallow"))

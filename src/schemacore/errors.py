@@ -232,6 +232,19 @@ class ValidationError(Exception):
     def instance_location(self, value: str) -> None:
         self._instance_location = value
 
+    def _instance_depth(self) -> int:
+        """The tokens of ``instance_location``, counted without writing it (ranking
+        errors reads the depth of every one, and shows the pointer of one)."""
+        location = self._instance_location
+        if location is not None:
+            return location.count("/")
+        depth = 0
+        path = self._paths[0]
+        while path is not None:
+            path = path[0]
+            depth += 1
+        return depth
+
     @property
     def keyword_location(self) -> str:
         """JSON Pointer of the evaluation path through the schema, ``$ref`` hops included."""

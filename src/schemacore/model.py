@@ -239,6 +239,7 @@ class Node:
         "alias",
         "back",
         "boolean",
+        "ceiling",
         "children",
         "closure_valid",
         "context",
@@ -283,6 +284,9 @@ class Node:
         # closed when it comes back to the same node with the same value.
         self.loop = 0
         self.paths = 1
+        # The relevance of the most relevant error ``errors`` can yield, relative to
+        # the node's value; None until first asked for (see ceiling.py).
+        self.ceiling: tuple[int, int] | None = None
         self.types: frozenset[str] | None = None
         # The closure-built fast path, kept beside generated code as its fallback;
         # inline_ok when generated code may copy this node's checks into a parent.

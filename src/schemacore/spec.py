@@ -2,11 +2,12 @@
 
 A spec names its compiler (schema value -> :class:`~schemacore.model.Keyword`) and
 states its structural facts: where its subschemas are in its value, which part of
-the instance each subschema applies to, what it marks as evaluated for
-``unevaluated*``, and how ``evaluate()`` reports it. Every table that used to be
-kept by hand (the resource index's subschema positions, the recursion analysis's
-edge classes, the unevaluated fold's conditional keywords, the evaluation walk's
-roles) is derived from these facts; ``tests/engine/test_specs.py`` checks that the
+the instance each subschema applies to, whether their errors are yielded as its
+own, what it marks as evaluated for ``unevaluated*``, and how ``evaluate()``
+reports it. Every table that used to be kept by hand (the resource index's
+subschema positions, the recursion analysis's edge classes, the unevaluated fold's
+conditional keywords, the evaluation walk's roles, the error depths ``validate()``
+stops at) is derived from these facts; ``tests/engine/test_specs.py`` checks that the
 derived tables and the compiled products agree.
 
 A dialect (:mod:`schemacore.dialects`) is a table of specs: a keyword whose meaning
@@ -114,6 +115,10 @@ class Spec:
     continues: str | None = None
     # A reference keyword: its subschema is another schema's, not in its value.
     reference: bool = False
+    # Whether its subschemas' errors are yielded as its own (allOf, properties, $ref);
+    # False: they never are, it yields one error of its own instead (anyOf, oneOf,
+    # not, contains: theirs are its context) or none (if only picks then or else).
+    passes_errors: bool = True
     # How generated code writes the keyword out (schemacore.emit), beside its
     # compiler; None: generated code calls the compiled closure.
     emit: Emitter | None = None

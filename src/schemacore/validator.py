@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Generator, Iterator, Mapping
 from time import monotonic, perf_counter
 from typing import Any, NoReturn
 
+from .ceiling import error_ceiling
 from .codegen import WORTH_WRITING, WRITE_SLICE
 from .compiler import Compiler
 from .errors import ExecutionFailure, ValidationError
@@ -15,7 +16,7 @@ from .limits import Limits
 from .model import Node, Options
 from .output import Evaluation
 from .pipeline import build, resolve_default
-from .relevance import best_match
+from .relevance import most_relevant
 
 __all__ = ["Validator", "compile", "is_valid", "validate"]
 
@@ -214,11 +215,21 @@ class Validator:
         """Raise the most relevant :class:`ValidationError` of ``instance``, if any.
 
         The deepest error wins; inside a failed ``anyOf``/``oneOf`` the branch that
-        came closest to passing is followed (see ``schemacore.best_match``).
+        came closest to passing is followed (see ``schemacore.best_match``). Errors
+        are read only until one is as relevant as any of the schema's can be (as
+        deep as they go, not weak): then no later one can change the answer, and an
+        array of many wrong items costs about what its first does. Like
+        ``is_valid``, it may then answer without reaching a part of the instance
+        that would raise ExecutionFailure.
         """
         if self.is_valid(instance):
             return
-        error = best_match(self.iter_errors(instance))
+        errors = self.iter_errors(instance)
+        try:
+            error = most_relevant(errors, error_ceiling(self._node))
+        finally:
+            if isinstance(errors, Generator):
+                errors.close()  # iter_errors' cleanup now, not when it is collected
         if error is not None:
             raise error
 

@@ -122,6 +122,78 @@ def test_validate_raises_the_most_relevant_error() -> None:
     assert caught.value.keyword == "type"
 
 
+@pytest.mark.parametrize("keyword", ["anyOf", "oneOf"])
+def test_best_match_prefers_the_branch_whose_type_matched(keyword: str) -> None:
+    # "bar" was meant for the string branch: its minLength is the error to show, not
+    # the array branch's type error, though both branches have one error.
+    schema = {
+        keyword: [
+            {"type": "array", "items": {"type": "string"}},
+            {"type": "string", "minLength": 5},
+        ]
+    }
+    validator = schemacore.compile(schema)
+    with pytest.raises(schemacore.ValidationError) as caught:
+        validator.validate("bar")
+    assert caught.value.keyword == "minLength"
+    assert caught.value.keyword_location == f"/{keyword}/1/minLength"
+    best = schemacore.best_match(validator.iter_errors("bar"))
+    assert best is not None and best.keyword == "minLength"
+    # The array still gets the array branch's error.
+    with pytest.raises(schemacore.ValidationError) as caught:
+        validator.validate([1])
+    assert caught.value.instance_location == "/0" and caught.value.keyword == "type"
+
+
+def test_a_matched_type_outranks_fewer_errors() -> None:
+    schema = {
+        "anyOf": [{"type": "object"}, {"type": "string", "minLength": 5, "pattern": "^[0-9]+$"}]
+    }
+    with pytest.raises(schemacore.ValidationError) as caught:
+        schemacore.compile(schema).validate("bar")
+    assert caught.value.keyword in ("minLength", "pattern")
+
+
+def test_only_a_type_error_at_the_branch_point_demotes_a_branch() -> None:
+    # A type error deeper down is a branch that matched and went wrong inside: with
+    # one error each, the deeper branch wins, as before.
+    schema = {
+        "anyOf": [
+            {"type": "object", "required": ["a", "b"]},
+            {"type": "object", "properties": {"a": {"type": "string"}}},
+        ]
+    }
+    with pytest.raises(schemacore.ValidationError) as caught:
+        schemacore.compile(schema).validate({"a": 1})
+    assert caught.value.instance_location == "/a" and caught.value.keyword == "type"
+    # Where every branch failed on its type, the fewest errors still decide.
+    schema = {"anyOf": [{"type": "string", "enum": ["a"]}, {"type": ["array", "null"]}]}
+    with pytest.raises(schemacore.ValidationError) as caught:
+        schemacore.compile(schema).validate(3)
+    assert caught.value.keyword_location == "/anyOf/1/type"
+
+
+def test_relevance_counts_the_tokens_of_the_instance_location() -> None:
+    from schemacore.relevance import relevance
+
+    validator = schemacore.compile({"additionalProperties": {"items": {"type": "string"}}})
+    instance = {"a/b": [1], "~": [2], "": [3]}
+    # Counted from the path before the pointer is written, then from the pointer.
+    depths = [relevance(error)[0] for error in validator.iter_errors(instance)]
+    assert depths == [2, 2, 2]
+    for error in validator.iter_errors(instance):
+        assert error.instance_location.count("/") == 2 and relevance(error) == (2, 1)
+    built = schemacore.ValidationError(
+        "m",
+        keyword="anyOf",
+        instance_location="/x~1y/0",
+        keyword_location="",
+        absolute_keyword_location="",
+        instance=None,
+    )
+    assert relevance(built) == (2, 0)
+
+
 def test_best_match_prefers_deeper_errors() -> None:
     validator = schemacore.compile(
         {"required": ["x"], "properties": {"y": {"properties": {"z": {"type": "string"}}}}}

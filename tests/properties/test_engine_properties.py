@@ -24,7 +24,9 @@ from hypothesis import strategies as st
 
 import schemacore
 from schemacore import ExecutionFailure, SchemaCoreError
+from schemacore.ceiling import error_ceiling
 from schemacore.display import show
+from schemacore.relevance import relevance
 
 from .profiles import PROFILE
 from .strategies import (
@@ -157,6 +159,39 @@ def test_is_valid_agrees_with_iter_errors(case: tuple[Any, list[Any]]) -> None:
                 validator.validate(instance)
         else:
             assert errors == valid, "both paths must fail the same way"
+
+
+def _where(error: schemacore.ValidationError) -> tuple[str, str, str]:
+    return error.instance_location, error.keyword_location, error.message
+
+
+@PROFILE
+@given(cases())
+def test_validate_raises_the_best_match_of_every_error(case: tuple[Any, list[Any]]) -> None:
+    # validate() stops reading errors at the first one as relevant as the schema's
+    # ceiling: its error must be the one best_match picks from all of them. Each
+    # schema also runs as the items of an array holding every instance, where many
+    # errors of equal relevance compete (the first must win) and stopping pays.
+    schema, instances = case
+    wrapper = lift_defs(schema, {"type": "array", "items": schema})
+    for checked, tried in ((schema, instances), (wrapper, [instances * 2])):
+        validator = compiled(checked)
+        ceiling = error_ceiling(validator._node)
+        for instance in tried:
+            try:
+                errors = list(validator.iter_errors(instance))
+            except SchemaCoreError:
+                continue
+            assert all(relevance(error) <= ceiling for error in errors), ceiling
+            expected = schemacore.best_match(errors)
+            if expected is None:
+                validator.validate(instance)
+                continue
+            with pytest.raises(schemacore.ValidationError) as caught:
+                validator.validate(instance)
+            assert _where(caught.value) == _where(expected)
+            reached = [i for i, error in enumerate(errors) if relevance(error) >= ceiling]
+            event("stopped early" if reached and reached[0] < len(errors) - 1 else "read all")
 
 
 def places(validator: schemacore.Validator, instance: Any) -> Any:

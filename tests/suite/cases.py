@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from tests.suite import expectations
 
 if TYPE_CHECKING:
-    from schemacore import Validator
+    from schemacore import ValidationError, Validator
 
 __all__ = [
     "DRAFTS",
@@ -154,6 +154,32 @@ def _summary(errors: Iterable[object], limit: int = 3) -> str:
     return "; ".join(shown)
 
 
+def _best_match_problems(
+    validator: Validator, raised: ValidationError | None, errors: list[object]
+) -> list[str]:
+    """validate() reads errors only until one is as relevant as the schema's can be
+    (schemacore.ceiling): no error may be more relevant than that, and the error it
+    raised must be the one best_match picks from all of them."""
+    import schemacore
+    from schemacore.ceiling import error_ceiling
+    from schemacore.relevance import relevance
+
+    found = [error for error in errors if isinstance(error, schemacore.ValidationError)]
+    ceiling = error_ceiling(validator._node)
+    problems = [
+        f"an error is more relevant than the ceiling {ceiling}: {error!r}"
+        for error in found
+        if relevance(error) > ceiling
+    ]
+    expected = schemacore.best_match(found)
+    if raised is not None and expected is not None:
+        where = (raised.instance_location, raised.keyword_location, raised.message)
+        drained = (expected.instance_location, expected.keyword_location, expected.message)
+        if where != drained:
+            problems.append(f"validate raised {where}, best_match of every error is {drained}")
+    return problems
+
+
 def check_case(
     validator: Validator, case: SuiteCase, generated: Validator | None = None
 ) -> list[str]:
@@ -196,15 +222,16 @@ def check_case(
 
     try:
         validator.validate(case.data)
-    except schemacore.ValidationError:
-        raised = True
+    except schemacore.ValidationError as error:
+        raised: schemacore.ValidationError | None = error
     else:
-        raised = False
-    if raised == case.valid:
+        raised = None
+    if (raised is not None) == case.valid:
         problems.append(
             f"validate {'raised' if raised else 'did not raise'} ValidationError "
             f"for an instance expected {expected}"
         )
+    problems.extend(_best_match_problems(validator, raised, errors))
 
     evaluated = validator.evaluate(case.data).valid
     if evaluated is not case.valid:

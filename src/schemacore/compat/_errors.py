@@ -17,6 +17,7 @@ from .. import errors as core
 from ..dialects import DIALECTS
 from ..pointer import parse_pointer
 from ..relevance import best_match as _core_best_match
+from ..relevance import relevance as _core_relevance
 from ..spec import Shape
 from ._checkers import TypeChecker
 
@@ -314,8 +315,7 @@ def _rebuilt(cls: type[SchemaError], args: tuple[Any, ...]) -> SchemaError:
 
 def relevance(error: core.ValidationError) -> tuple[int, int]:
     """Sort key, higher is more relevant: schemacore's rule (see :func:`best_match`)."""
-    depth = error.instance_location.count("/")
-    return depth, 0 if error.keyword in ("anyOf", "oneOf", "false") else 1
+    return _core_relevance(error)
 
 
 def best_match(errors: Iterable[ValidationError]) -> ValidationError | None:

@@ -427,10 +427,33 @@ def rest_items(ctx: SchemaContext, value: Any, keyword: str, start: int) -> Keyw
                     return False
             return True
 
-    def errors(x: Any, ipath: Path, kpath: Path) -> Iterator[ValidationError]:
-        here = (kpath, keyword)
-        for index in range(start, len(x)):
-            yield from child_errors(x[index], (ipath, index), here)
+    if child.ready:
+
+        def errors(x: Any, ipath: Path, kpath: Path) -> Iterator[ValidationError]:
+            # A finished child's error path begins with its check anyway: checking
+            # here spares the valid items (nearly all, when one item at the end is
+            # wrong) a path and a generator each. Read now, as its error path does:
+            # generated code may have replaced the closure. A failure is left to
+            # the error path, which raises it located.
+            here = (kpath, keyword)
+            item_valid = child.valid
+            for index in range(start, len(x)):
+                item = x[index]
+                try:
+                    if item_valid(item):
+                        continue
+                except ExecutionFailure:
+                    pass
+                yield from child_errors(item, (ipath, index), here)
+
+    else:
+
+        def errors(x: Any, ipath: Path, kpath: Path) -> Iterator[ValidationError]:
+            # Through an edge closing a cycle, each application is counted where it
+            # happens (calls.recursion): every item takes the error path.
+            here = (kpath, keyword)
+            for index in range(start, len(x)):
+                yield from child_errors(x[index], (ipath, index), here)
 
     track = None
     if ctx.tracking:
@@ -1277,6 +1300,7 @@ CONTAINS = Spec(
     Shape.ONE,
     Reach.EVERY_ITEM,
     marks=Marks.SOME_ITEMS,
+    passes_errors=False,
     evaluate=walk_contains,
 )
 MIN_CONTAINS = Spec("minContains", None, Role.PART, "array", part_of="contains")
@@ -1298,6 +1322,7 @@ ANY_OF = Spec(
     None,
     Shape.LIST,
     Reach.SOMETIMES,
+    passes_errors=False,
     emit=emit_any_of,
     evaluate=walk_any_of,
 )
@@ -1308,6 +1333,7 @@ ONE_OF = Spec(
     None,
     Shape.LIST,
     Reach.SOMETIMES,
+    passes_errors=False,
     emit=emit_one_of,
     evaluate=walk_one_of,
 )
@@ -1318,6 +1344,7 @@ NOT = Spec(
     None,
     Shape.ONE,
     Reach.NEGATED,
+    passes_errors=False,
     emit=emit_not,
     evaluate=walk_not,
 )
@@ -1328,6 +1355,7 @@ IF = Spec(
     None,
     Shape.ONE,
     Reach.SOMETIMES,
+    passes_errors=False,
     emit=emit_if,
     evaluate=walk_if,
 )
