@@ -1,17 +1,25 @@
 """The evaluation product: a tree of output units with annotations.
 
-``is_valid`` and ``iter_errors`` never build this; ``Validator.evaluate`` does. It
-walks the compiled nodes the way the specification describes evaluation: every
-keyword of every schema object applied produces an output unit, annotations are kept
+``is_valid`` and ``iter_errors`` never build this; the parts of an ``Evaluation``
+that report annotations or units do. It walks the compiled nodes the way the
+specification describes evaluation: every keyword of every schema object applied
+produces an output unit, annotations are kept
 only where every enclosing unit passed, and ``unevaluatedProperties``/
 ``unevaluatedItems`` read the annotations of their schema object and of its passing
 in-place subschemas. Assertions reuse the compiled keyword closures, so a keyword's
 verdict is the same here as on the fast path.
+
+A walk keeps what its reader needs (``Keep``): ``"every"`` unit (the verbose
+format), the units that report something (``"results"``: failed keywords,
+annotations and the units leading to them, for the list, detailed and hierarchical
+formats), or only what leads to an annotation of a passing unit
+(``"annotations"``). A passing assertion is then never made a unit at all, so the
+tree grows with what the output holds, not with the instance times the schema.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal, TypeAlias
 
 from . import dialects
 from .calls import count_repeat, loop_failure
@@ -22,7 +30,11 @@ from .model import Node, SchemaContext, type_matches
 from .spec import Marks, Reach, Role, Spec
 from .units import Handler, Request, Steps, Unit, Walk, first_message, iter_annotations, join
 
-__all__ = ["HANDLERS", "Unit", "evaluate_node", "iter_annotations"]
+__all__ = ["HANDLERS", "KEEP", "Keep", "Unit", "evaluate_node", "iter_annotations"]
+
+# What a walk keeps of the units it makes (see the module docstring).
+Keep: TypeAlias = Literal["every", "results", "annotations"]
+KEEP: tuple[Keep, ...] = ("every", "results", "annotations")
 
 # The walk of every keyword that applies subschemas (Role.APPLICATOR), by spec: each
 # spec's own (Spec.evaluate, beside its compiler); tests/engine/test_specs.py checks
@@ -60,10 +72,11 @@ class _Evaluation:
     member_keywords = _EVALUATED_PROPS
     item_keywords = _EVALUATED_ITEMS
 
-    def __init__(self, state: CallState, limit: int) -> None:
+    def __init__(self, state: CallState, limit: int, keep: Keep) -> None:
         self.current: list[Unit] | None = None
         self.state = state
         self.limit = limit
+        self.keep = keep
 
     def run(self, root: Node, instance: Any) -> Unit:
         state = self.state
@@ -136,6 +149,8 @@ class _Evaluation:
         if dialect.ref_alone and "$ref" in ctx.schema:
             members = (("$ref", ctx.schema["$ref"]),)  # its siblings are ignored
         last: list[tuple[Any, Spec]] = []
+        keep = self.keep
+        valid = True
         for name, value in members:
             spec = dialect.active.get(name)
             if spec is None:
@@ -152,37 +167,77 @@ class _Evaluation:
                 last.append((value, spec))
                 continue
             child, steps = self.keyword(node, ctx, spec, value, x, ipath, kpath)
+            if child is None:
+                continue  # a passing assertion, which this walk does not keep
             if steps is not None:
                 yield from steps
-            unit.children.append(child)
+            valid = valid and child.valid
+            if keep == "every" or self.kept(child):
+                unit.children.append(child)
         for value, spec in last:
-            # unevaluated* read the units of their siblings, built just above.
+            # unevaluated* read the units of their siblings, built just above (what
+            # a walk drops holds no annotation of a passing unit, all they read).
             self.current = unit.children
             child, steps = self.keyword(node, ctx, spec, value, x, ipath, kpath)
+            assert child is not None  # an applicator: always a unit
             if steps is not None:
                 yield from steps
-            unit.children.append(child)
-        unit.valid = all(child.valid for child in unit.children)
+            valid = valid and child.valid
+            if keep == "every" or self.kept(child):
+                unit.children.append(child)
+        # The verdict of every keyword, whether its unit was kept or not.
+        unit.valid = valid
         return unit
+
+    def kept(self, unit: Unit) -> bool:
+        """Whether a finished keyword's unit is kept, for a walk that keeps less than
+        every unit. Called once its walk is done: no keyword reads its units after."""
+        if self.keep == "results":
+            # A passing keyword with no annotation and no subschema unit reports
+            # nothing in list, detailed or hierarchical.
+            return not unit.valid or unit.has_annotation or bool(unit.children)
+        # Annotations are read only from passing units (iter_annotations).
+        if not unit.valid:
+            return False
+        if unit.children:
+            unit.children = [c for c in unit.children if c.valid and c.children]
+        return unit.has_annotation or bool(unit.children)
 
     def keyword(
         self, node: Node, ctx: SchemaContext, spec: Spec, value: Any, x: Any, ipath: str, kpath: str
-    ) -> tuple[Unit, Steps | None]:
+    ) -> tuple[Unit | None, Steps | None]:
         """The keyword's unit, and the steps that fill it in when it applies
-        subschemas (None when it is already complete)."""
+        subschemas (None when it is already complete). No unit for a passing
+        assertion when the walk does not keep every unit."""
         name = spec.name
-        unit = Unit(join(kpath, name), ctx.location(name), ipath, keyword=name)
-        if spec.role is Role.APPLICATOR:
+        role = spec.role
+        if role is Role.APPLICATOR:
+            unit = Unit(join(kpath, name), ctx.location(name), ipath, keyword=name)
             walk = spec.evaluate
             assert walk is not None, f"{name} has no evaluation walk"  # tests/engine/test_specs.py
             return unit, walk(self, node, ctx, value, x, unit)
-        if spec.role is Role.ANNOTATION:
+        if role is Role.ANNOTATION:
+            unit = Unit(join(kpath, name), ctx.location(name), ipath, keyword=name)
             self.annotation(node, name, value, x, unit)
-        elif spec is va.TYPE:
+            return unit, None
+        if self.keep != "every" and self.passes(node, ctx, spec, x):
+            return None, None  # most keywords: no locations to write
+        unit = Unit(join(kpath, name), ctx.location(name), ipath, keyword=name)
+        if spec is va.TYPE:
             self.type(node, ctx, x, unit)
         else:
             self.assertion(node, name, x, unit)
         return unit, None
+
+    @staticmethod
+    def passes(node: Node, ctx: SchemaContext, spec: Spec, x: Any) -> bool:
+        """The verdict of an assertion (``type`` included), as ``assertion`` and
+        ``type`` reach it, without a unit or a message."""
+        if spec is va.TYPE:
+            types = node.types
+            return types is None or type_matches(types, x, ctx.dialect.float_integers)
+        compiled = node.keywords.get(spec.name)
+        return compiled is None or not _applies(compiled.applies_to, x) or compiled.valid(x)
 
     # -- assertions and annotations ---------------------------------------------
 
@@ -239,7 +294,10 @@ def _applies(applies_to: str | None, x: Any) -> bool:
 # -- keyword handlers -----------------------------------------------------------
 
 
-def evaluate_node(node: Node, instance: Any, state: CallState, limit: int) -> Unit:
+def evaluate_node(
+    node: Node, instance: Any, state: CallState, limit: int, keep: Keep = "every"
+) -> Unit:
     """Evaluate ``instance`` against the compiled root ``node``, counting recursion
-    in ``state`` against ``limit`` (max_instance_depth), as is_valid does."""
-    return _Evaluation(state, limit).run(node, instance)
+    in ``state`` against ``limit`` (max_instance_depth), as is_valid does, keeping
+    the units ``keep`` says. The root's ``valid`` is the verdict, whatever is kept."""
+    return _Evaluation(state, limit, keep).run(node, instance)
