@@ -19,6 +19,7 @@ tree grows with what the output holds, not with the instance times the schema.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Literal, TypeAlias
 
 from . import dialects
@@ -66,6 +67,50 @@ _EVALUATED_ITEMS = frozenset(
 _UNEVALUATED = frozenset({Reach.UNEVALUATED_MEMBERS, Reach.UNEVALUATED_ITEMS})
 
 
+# A keyword a schema object applies: its spec (None for an unknown keyword, an
+# annotation), name, value, absolute location, and whether it is an assertion.
+_Step: TypeAlias = "tuple[Spec | None, str, Any, str, bool]"
+
+
+@dataclass(frozen=True, slots=True)
+class _Plan:
+    """What a schema object applies, in order; ``last`` the keywords that read the
+    others' annotations (unevaluated*); ``leaf`` when none applies a subschema."""
+
+    first: tuple[_Step, ...]
+    last: tuple[_Step, ...]
+    leaf: bool
+
+
+def _plan(node: Node) -> _Plan:
+    ctx = node.context
+    if node.boolean is not None or ctx is None:
+        return _Plan((), (), True)  # a boolean schema
+    dialect = ctx.dialect
+    members: Any = ctx.schema.items()
+    if dialect.ref_alone and "$ref" in ctx.schema:
+        members = (("$ref", ctx.schema["$ref"]),)  # its siblings are ignored
+    first: list[_Step] = []
+    last: list[_Step] = []
+    for name, value in members:
+        spec = dialect.active.get(name)
+        if spec is None:
+            if name not in dialect.keywords:  # else: of a vocabulary that is not active
+                first.append((None, name, value, ctx.location(name), False))
+            continue
+        if spec.role is Role.SILENT or spec.role is Role.PART:
+            continue
+        asserts = spec.role is not Role.APPLICATOR and spec.role is not Role.ANNOTATION
+        step = (spec, name, value, ctx.location(spec.name), asserts)
+        (last if spec.reach in _UNEVALUATED else first).append(step)
+    leaf = not last and all(s is None or s.role is not Role.APPLICATOR for s, *_ in first)
+    return _Plan(tuple(first), tuple(last), leaf)
+
+
+def _annotation(kpath: str, name: str, location: str, ipath: str, value: Any) -> Unit:
+    return Unit(join(kpath, name), location, ipath, name, annotation=value)
+
+
 class _Evaluation:
     """One call of ``evaluate``: the walk and its helpers."""
 
@@ -77,6 +122,7 @@ class _Evaluation:
         self.state = state
         self.limit = limit
         self.keep = keep
+        self.plans: dict[int, _Plan] = {}
 
     def run(self, root: Node, instance: Any) -> Unit:
         state = self.state
@@ -116,6 +162,16 @@ class _Evaluation:
                 depth += 1
                 if depth > self.limit:
                     raise too_deep(self.limit, target.uri, ipath)
+            plan = self.plan(target)
+            if plan.leaf and not target.loop:
+                # Nothing to wait for: no generator, no trip through the stack.
+                state.depth = depth
+                try:
+                    sent = self.leaf(target, plan, x, ipath, kpath)
+                finally:
+                    state.depth = saved
+                owner.children.append(sent)
+                continue
             key = self._enter(running, target, x, ipath)
             stack.append((self.node(target, x, ipath, kpath), depth, owner, key))
             sent = None
@@ -133,59 +189,77 @@ class _Evaluation:
         running.add(key)
         return key
 
-    def node(self, node: Node, x: Any, ipath: str, kpath: str) -> Walk:
+    def plan(self, node: Node) -> _Plan:
+        """The keywords ``node`` applies, worked out once per walk."""
+        plan = self.plans.get(id(node))  # the compiled nodes outlive the walk
+        if plan is None:
+            plan = self.plans[id(node)] = _plan(node)
+        return plan
+
+    def open(self, node: Node, x: Any, ipath: str, kpath: str) -> Unit:
+        """The unit of a schema object about to be applied (complete for a boolean)."""
         if node.memo:
             count_repeat(node, x, ipath)
         unit = Unit(kpath, node.uri, ipath)
-        if node.boolean is not None:
-            if not node.boolean:
-                unit.valid = False
-                unit.error = "false schema does not allow anything"
-            return unit
+        if node.boolean is False:
+            unit.valid = False
+            unit.error = "false schema does not allow anything"
+        return unit
+
+    def node(self, node: Node, x: Any, ipath: str, kpath: str) -> Walk:
+        plan = self.plan(node)
+        if plan.leaf:
+            return self.leaf(node, plan, x, ipath, kpath)
+        unit = self.open(node, x, ipath, kpath)
         ctx = node.context
         assert ctx is not None
-        dialect = ctx.dialect
-        members: Any = ctx.schema.items()
-        if dialect.ref_alone and "$ref" in ctx.schema:
-            members = (("$ref", ctx.schema["$ref"]),)  # its siblings are ignored
-        last: list[tuple[Any, Spec]] = []
         keep = self.keep
         valid = True
-        for name, value in members:
-            spec = dialect.active.get(name)
-            if spec is None:
-                if name in dialect.keywords:
-                    continue  # a keyword of a vocabulary that is not active
-                # An unknown keyword: an annotation.
-                unit.children.append(
-                    Unit(join(kpath, name), ctx.location(name), ipath, name, annotation=value)
-                )
+        for spec, name, value, location, asserts in plan.first:
+            if spec is None:  # an unknown keyword: an annotation
+                unit.children.append(_annotation(kpath, name, location, ipath, value))
                 continue
-            if spec.role is Role.SILENT or spec.role is Role.PART:
-                continue
-            if spec.reach in _UNEVALUATED:
-                last.append((value, spec))
-                continue
-            child, steps = self.keyword(node, ctx, spec, value, x, ipath, kpath)
-            if child is None:
-                continue  # a passing assertion, which this walk does not keep
+            if asserts and keep != "every" and self.passes(node, ctx, spec, x):
+                continue  # most keywords: a passing assertion, not kept, has no unit
+            child, steps = self.keyword(node, ctx, spec, value, x, ipath, kpath, location)
             if steps is not None:
                 yield from steps
             valid = valid and child.valid
             if keep == "every" or self.kept(child):
                 unit.children.append(child)
-        for value, spec in last:
+        for spec, _, value, location, _ in plan.last:
+            assert spec is not None
             # unevaluated* read the units of their siblings, built just above (what
             # a walk drops holds no annotation of a passing unit, all they read).
             self.current = unit.children
-            child, steps = self.keyword(node, ctx, spec, value, x, ipath, kpath)
-            assert child is not None  # an applicator: always a unit
+            child, steps = self.keyword(node, ctx, spec, value, x, ipath, kpath, location)
             if steps is not None:
                 yield from steps
             valid = valid and child.valid
             if keep == "every" or self.kept(child):
                 unit.children.append(child)
         # The verdict of every keyword, whether its unit was kept or not.
+        unit.valid = valid
+        return unit
+
+    def leaf(self, node: Node, plan: _Plan, x: Any, ipath: str, kpath: str) -> Unit:
+        """``node`` for a schema object that applies no subschema (or a boolean)."""
+        unit = self.open(node, x, ipath, kpath)
+        ctx = node.context
+        if node.boolean is not None or ctx is None:
+            return unit
+        keep = self.keep
+        valid = True
+        for spec, name, value, location, asserts in plan.first:
+            if spec is None:
+                unit.children.append(_annotation(kpath, name, location, ipath, value))
+                continue
+            if asserts and keep != "every" and self.passes(node, ctx, spec, x):
+                continue
+            child, _ = self.keyword(node, ctx, spec, value, x, ipath, kpath, location)
+            valid = valid and child.valid
+            if keep == "every" or self.kept(child):
+                unit.children.append(child)
         unit.valid = valid
         return unit
 
@@ -204,25 +278,30 @@ class _Evaluation:
         return unit.has_annotation or bool(unit.children)
 
     def keyword(
-        self, node: Node, ctx: SchemaContext, spec: Spec, value: Any, x: Any, ipath: str, kpath: str
-    ) -> tuple[Unit | None, Steps | None]:
-        """The keyword's unit, and the steps that fill it in when it applies
-        subschemas (None when it is already complete). No unit for a passing
-        assertion when the walk does not keep every unit."""
+        self,
+        node: Node,
+        ctx: SchemaContext,
+        spec: Spec,
+        value: Any,
+        x: Any,
+        ipath: str,
+        kpath: str,
+        location: str,
+    ) -> tuple[Unit, Steps | None]:
+        """The keyword's unit (``location``: its absolute one), and the steps that
+        fill it in when it applies subschemas (None when it is already complete)."""
         name = spec.name
         role = spec.role
         if role is Role.APPLICATOR:
-            unit = Unit(join(kpath, name), ctx.location(name), ipath, keyword=name)
+            unit = Unit(join(kpath, name), location, ipath, keyword=name)
             walk = spec.evaluate
             assert walk is not None, f"{name} has no evaluation walk"  # tests/engine/test_specs.py
             return unit, walk(self, node, ctx, value, x, unit)
         if role is Role.ANNOTATION:
-            unit = Unit(join(kpath, name), ctx.location(name), ipath, keyword=name)
+            unit = Unit(join(kpath, name), location, ipath, keyword=name)
             self.annotation(node, name, value, x, unit)
             return unit, None
-        if self.keep != "every" and self.passes(node, ctx, spec, x):
-            return None, None  # most keywords: no locations to write
-        unit = Unit(join(kpath, name), ctx.location(name), ipath, keyword=name)
+        unit = Unit(join(kpath, name), location, ipath, keyword=name)
         if spec is va.TYPE:
             self.type(node, ctx, x, unit)
         else:
