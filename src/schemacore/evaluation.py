@@ -3,11 +3,11 @@
 ``is_valid`` and ``iter_errors`` never build this; the parts of an ``Evaluation``
 that report annotations or units do. It walks the compiled nodes the way the
 specification describes evaluation: every keyword of every schema object applied
-produces an output unit, annotations are kept
-only where every enclosing unit passed, and ``unevaluatedProperties``/
-``unevaluatedItems`` read the annotations of their schema object and of its passing
-in-place subschemas. Assertions reuse the compiled keyword closures, so a keyword's
-verdict is the same here as on the fast path.
+produces an output unit, annotations are kept only where every enclosing unit
+passed, and ``unevaluatedProperties``/``unevaluatedItems`` read the annotations of
+their schema object and of its passing in-place subschemas. Assertions reuse the
+compiled keyword closures, so a keyword's verdict is the same here as on the fast
+path.
 
 A walk keeps what its reader needs (``Keep``): ``"every"`` unit (the verbose
 format), the units that report something (``"results"``: failed keywords,
@@ -31,11 +31,10 @@ from .model import Node, SchemaContext, type_matches
 from .spec import Marks, Reach, Role, Spec
 from .units import Handler, Request, Steps, Unit, Walk, first_message, iter_annotations, join
 
-__all__ = ["HANDLERS", "KEEP", "Keep", "Unit", "evaluate_node", "iter_annotations"]
+__all__ = ["HANDLERS", "Keep", "Unit", "evaluate_node", "iter_annotations"]
 
 # What a walk keeps of the units it makes (see the module docstring).
 Keep: TypeAlias = Literal["every", "results", "annotations"]
-KEEP: tuple[Keep, ...] = ("every", "results", "annotations")
 
 # The walk of every keyword that applies subschemas (Role.APPLICATOR), by spec: each
 # spec's own (Spec.evaluate, beside its compiler); tests/engine/test_specs.py checks
@@ -291,18 +290,14 @@ class _Evaluation:
         """The keyword's unit (``location``: its absolute one), and the steps that
         fill it in when it applies subschemas (None when it is already complete)."""
         name = spec.name
-        role = spec.role
-        if role is Role.APPLICATOR:
-            unit = Unit(join(kpath, name), location, ipath, keyword=name)
+        unit = Unit(join(kpath, name), location, ipath, keyword=name)
+        if spec.role is Role.APPLICATOR:
             walk = spec.evaluate
             assert walk is not None, f"{name} has no evaluation walk"  # tests/engine/test_specs.py
             return unit, walk(self, node, ctx, value, x, unit)
-        if role is Role.ANNOTATION:
-            unit = Unit(join(kpath, name), location, ipath, keyword=name)
+        if spec.role is Role.ANNOTATION:
             self.annotation(node, name, value, x, unit)
-            return unit, None
-        unit = Unit(join(kpath, name), location, ipath, keyword=name)
-        if spec is va.TYPE:
+        elif spec is va.TYPE:
             self.type(node, ctx, x, unit)
         else:
             self.assertion(node, name, x, unit)

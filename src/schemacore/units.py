@@ -1,7 +1,8 @@
 """The evaluation product's units, and what a keyword's walk may ask of the walker.
 
-``Validator.evaluate`` builds a tree of :class:`Unit` (one per schema object and per
-keyword applied at an instance location). The walk of each keyword that applies
+The outputs of ``Validator.evaluate`` are written from a tree of :class:`Unit` (one
+per schema object and per keyword applied at an instance location; a walk may keep
+fewer, see :mod:`schemacore.evaluation`). The walk of each keyword that applies
 subschemas lives beside its compiler, in its keyword module, and is named by its
 spec (``Spec.evaluate``); it talks to the walker (:mod:`schemacore.evaluation`)
 only through :class:`Walker`.
