@@ -145,6 +145,11 @@ class Evaluation:
     def __repr__(self) -> str:
         return f"<Evaluation valid={self.valid} errors={len(self.errors)}>"
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # A pickle (or copy) holds everything, worked out now: the instance and the
+        # validator it would read are not part of it.
+        return (Evaluation, (self.valid, self.errors, self._tree))
+
     def output(self, fmt: str = "basic") -> dict[str, Any]:
         """The result in one of ``FORMATS``, as JSON-ready data (see the class for
         what each costs).

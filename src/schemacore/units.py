@@ -33,7 +33,19 @@ __all__ = [
     "join",
 ]
 
-NO_ANNOTATION: Any = object()
+class _NoAnnotation:
+    """The value of a unit without an annotation (None is an annotation's value)."""
+
+    __slots__ = ()
+
+    def __reduce__(self) -> str:
+        return "NO_ANNOTATION"  # pickled by name: still the one sentinel once loaded
+
+    def __repr__(self) -> str:
+        return "NO_ANNOTATION"
+
+
+NO_ANNOTATION: Any = _NoAnnotation()
 
 
 @dataclass(slots=True)

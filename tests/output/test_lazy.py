@@ -14,6 +14,7 @@
 from __future__ import annotations
 
 import json
+import pickle
 from collections.abc import Iterator
 from typing import Any
 
@@ -192,6 +193,17 @@ def test_an_eagerly_made_evaluation_answers_as_before() -> None:
         assert eager.annotations == lazy.annotations and eager.errors == errors
         # Its tree is shared by every output: none takes it apart.
         assert eager.output("list") == eager.output("list")
+
+
+def test_a_pickled_evaluation_holds_every_part() -> None:
+    validator = schemacore.compile(SCHEMA)
+    for instance in (VALID, INVALID):
+        lazy = validator.evaluate(instance)
+        loaded = pickle.loads(pickle.dumps(lazy))
+        assert loaded.valid is lazy.valid and loaded.annotations == lazy.annotations
+        assert [e.message for e in loaded.errors] == [e.message for e in lazy.errors]
+        for fmt in FORMATS:
+            assert loaded.output(fmt) == lazy.output(fmt)
 
 
 def test_an_unknown_format_is_refused_by_iter_json_too() -> None:
