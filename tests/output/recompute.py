@@ -27,11 +27,11 @@ def recomputed(validator: schemacore.Validator, instance: Any) -> Evaluation:
     return Evaluation(valid, errors, validator._walk(instance, "every"))
 
 
-def _outcome(part: Callable[[], Any]) -> Any:
-    """What ``part`` returns, or the failure it raises (its class and limit): an
-    ExecutionFailure, or the ValueError of ``json`` writing an integer too long."""
+def _outcome(part: Callable[..., Any], *args: Any) -> Any:
+    """What ``part(*args)`` returns, or the failure it raises (its class and limit):
+    an ExecutionFailure, or the ValueError of ``json`` writing an integer too long."""
     try:
-        return part()
+        return part(*args)
     except (ExecutionFailure, ValueError) as exc:
         return ("failed", type(exc).__name__, getattr(exc, "limit", None))
 
@@ -45,6 +45,20 @@ def _errors(evaluation: Evaluation) -> list[tuple[str, str, str, str | None, str
 
 def _text(evaluation: Evaluation, fmt: str, ensure_ascii: bool) -> str:
     return "".join(evaluation.iter_json(fmt, ensure_ascii=ensure_ascii))
+
+
+def _fresh_output(validator: schemacore.Validator, instance: Any, fmt: str) -> dict[str, Any]:
+    return validator.evaluate(instance).output(fmt)
+
+
+def _fresh_text(
+    validator: schemacore.Validator, instance: Any, fmt: str, ensure_ascii: bool
+) -> str:
+    return _text(validator.evaluate(instance), fmt, ensure_ascii)
+
+
+def _dumps(value: Any, ensure_ascii: bool) -> str:
+    return json.dumps(value, ensure_ascii=ensure_ascii)
 
 
 def check_agreement(validator: schemacore.Validator, instance: Any) -> bool:
@@ -62,20 +76,19 @@ def check_agreement(validator: schemacore.Validator, instance: Any) -> bool:
         raise AssertionError("evaluate() did not fail as is_valid did") from exc
 
     lazy = validator.evaluate(instance)
-    reference = _outcome(lambda: recomputed(validator, instance))
+    reference = _outcome(recomputed, validator, instance)
     assert lazy.valid is valid
     assert lazy.output("flag") == {"valid": valid}
     if not isinstance(reference, Evaluation):
         # The whole walk failed: each part that needs it fails alike, the rest answer.
         for fmt in ("list", "verbose"):
-            assert _outcome(lambda fmt=fmt: validator.evaluate(instance).output(fmt)) == reference
+            assert _outcome(_fresh_output, validator, instance, fmt) == reference
         return valid
     assert reference._tree.valid is valid
 
     # One evaluation asked for everything, nested formats first, then the parts.
     for fmt in (*reversed(FORMATS), *FORMATS):
-        expected = _outcome(lambda fmt=fmt: reference.output(fmt))
-        assert _outcome(lambda fmt=fmt: lazy.output(fmt)) == expected, fmt
+        assert _outcome(lazy.output, fmt) == _outcome(reference.output, fmt), fmt
     assert _errors(lazy) == _errors(reference)
     assert lazy.annotations == reference.annotations
     assert repr(lazy) == repr(reference)
@@ -84,18 +97,14 @@ def check_agreement(validator: schemacore.Validator, instance: Any) -> bool:
     assert _errors(validator.evaluate(instance)) == _errors(reference)
     assert validator.evaluate(instance).annotations == reference.annotations
     for fmt in FORMATS:
-        expected = _outcome(lambda fmt=fmt: reference.output(fmt))
-        assert _outcome(lambda fmt=fmt: validator.evaluate(instance).output(fmt)) == expected
+        expected = _outcome(reference.output, fmt)
+        assert _outcome(_fresh_output, validator, instance, fmt) == expected
         for ensure_ascii in (True, False):
-            written = _outcome(lambda f=fmt, a=ensure_ascii: _text(lazy, f, a))
-            streamed = _outcome(
-                lambda f=fmt, a=ensure_ascii: _text(validator.evaluate(instance), f, a)
-            )
+            written = _outcome(_text, lazy, fmt, ensure_ascii)
+            streamed = _outcome(_fresh_text, validator, instance, fmt, ensure_ascii)
             if isinstance(expected, dict):
-                text = _outcome(
-                    lambda e=expected, a=ensure_ascii: json.dumps(e, ensure_ascii=a)
-                )
-                assert written == streamed == text, fmt
+                expected_text = _outcome(_dumps, expected, ensure_ascii)
+                assert written == streamed == expected_text, fmt
             else:
                 assert written == streamed == expected, fmt
     return valid
