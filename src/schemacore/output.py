@@ -11,11 +11,13 @@ errors ``iter_errors`` yields.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import json
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
 from .errors import ExecutionFailure, ValidationError
+from .evaluation import Keep
 from .units import Unit, iter_annotations
 
 __all__ = ["FORMATS", "Annotation", "Evaluation"]
@@ -40,16 +42,82 @@ class Annotation:
 
 
 class Evaluation:
-    """The outcome of ``Validator.evaluate``: validity, errors, annotations, outputs."""
+    """The outcome of ``Validator.evaluate``: validity, errors, annotations, outputs.
 
-    __slots__ = ("_tree", "annotations", "errors", "valid")
+    Each part costs what it reports, and is worked out when first asked for:
+
+    - ``valid`` is ``is_valid``'s answer, known at once: ``evaluate()`` costs one
+      ``is_valid`` call, and ``output("flag")`` nothing more.
+    - ``errors`` runs ``iter_errors`` on first read (nothing when valid) and keeps the
+      list; ``output("basic")`` of an invalid instance is written from them, with no
+      annotation walk.
+    - ``annotations`` (and ``output("basic")`` when valid) walk the instance keeping
+      only what leads to an annotation of a passing unit; the list is kept.
+    - ``output("list")``, ``"detailed"`` and ``"hierarchical"`` walk it keeping the
+      units that report something (failed keywords, annotations, the schema objects
+      holding them); ``"verbose"`` keeps every unit. Each such call walks again and
+      keeps nothing after: memory grows with the output, never stays with the
+      evaluation.
+
+    So the instance is read again whenever a part is first worked out (do not change
+    it while its evaluation is in use), each time under the validator's limits anew
+    (a ``time_budget`` per walk); an ``ExecutionFailure`` that only a complete walk
+    meets (a limit past the point where ``is_valid`` could stop) is raised by the
+    part that needs the walk, not by ``evaluate()``. :meth:`iter_json` writes an
+    output piece by piece.
+    """
+
+    __slots__ = ("_annotations", "_errors", "_given", "_iter_errors", "_walk", "valid")
+
+    _annotations: list[Annotation] | None
+    _errors: list[ValidationError] | None
+    _given: Unit | None
+    _iter_errors: Callable[[], Iterator[ValidationError]] | None
+    _walk: Callable[[Keep], Unit] | None
 
     def __init__(self, valid: bool, errors: list[ValidationError], tree: Unit) -> None:
+        """An evaluation of which everything is known already: its ``errors`` and its
+        whole evaluation ``tree`` (``Validator.evaluate`` makes lazy ones)."""
         self.valid = valid
-        self.errors = errors
-        self._tree = tree
-        self.annotations: list[Annotation] = (
-            [
+        self._errors = errors
+        self._annotations = None if valid else []
+        self._given = tree
+        self._iter_errors = None
+        self._walk = None
+
+    @classmethod
+    def _deferred(
+        cls,
+        valid: bool,
+        iter_errors: Callable[[], Iterator[ValidationError]],
+        walk: Callable[[Keep], Unit],
+    ) -> Evaluation:
+        """An evaluation of which only ``valid`` is known: ``iter_errors`` yields the
+        errors, ``walk(keep)`` returns a fresh tree keeping what ``keep`` says."""
+        made = cls.__new__(cls)
+        made.valid = valid
+        made._errors = [] if valid else None
+        made._annotations = None if valid else []
+        made._given = None
+        made._iter_errors = iter_errors
+        made._walk = walk
+        return made
+
+    @property
+    def errors(self) -> list[ValidationError]:
+        """The errors ``iter_errors`` yields (none when valid), in its order."""
+        if self._errors is None:
+            assert self._iter_errors is not None
+            self._errors = list(self._iter_errors())
+        return self._errors
+
+    @property
+    def annotations(self) -> list[Annotation]:
+        """The annotations kept where every enclosing unit passed (none when
+        invalid), depth first."""
+        if self._annotations is None:
+            tree, _ = self._tree_keeping("annotations")
+            self._annotations = [
                 Annotation(
                     unit.keyword or "",
                     unit.annotation,
@@ -59,71 +127,152 @@ class Evaluation:
                 )
                 for unit in iter_annotations(tree)
             ]
-            if valid
-            else []
-        )
+        return self._annotations
+
+    @property
+    def _tree(self) -> Unit:
+        """The whole evaluation tree (every unit)."""
+        return self._tree_keeping("every")[0]
+
+    def _tree_keeping(self, keep: Keep) -> tuple[Unit, bool]:
+        """A tree holding at least what ``keep`` says, and whether it is this call's
+        own (a fresh walk, which its reader may take apart as it goes)."""
+        if self._given is not None:
+            return self._given, False
+        assert self._walk is not None
+        return self._walk(keep), True
 
     def __repr__(self) -> str:
         return f"<Evaluation valid={self.valid} errors={len(self.errors)}>"
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # A pickle (or copy) holds everything, worked out now: the instance and the
+        # validator it would read are not part of it.
+        return (Evaluation, (self.valid, self.errors, self._tree))
+
     def output(self, fmt: str = "basic") -> dict[str, Any]:
-        """The result in one of ``FORMATS``, as JSON-ready data.
+        """The result in one of ``FORMATS``, as JSON-ready data (see the class for
+        what each costs).
 
         Raises ExecutionFailure when a nested format (detailed, verbose,
         hierarchical) of a deep evaluation cannot be written within Python's
         recursion limit (a tree is several units deep per level of the instance;
-        ``flag``, ``basic`` and ``list`` are flat and always written).
+        ``flag``, ``basic`` and ``list`` are flat and always written), or when the
+        walk a format needs meets a limit.
         """
         try:
             return self._output(fmt)
         except RecursionError:
-            raise ExecutionFailure(
-                f"the evaluation is nested too deeply to write in the {fmt!r} output "
-                "format within Python's recursion limit (the flat formats, basic and "
-                "list, hold the same results)",
-                limit="recursion",
-            ) from None
+            raise _too_nested(fmt) from None
+
+    def iter_json(self, fmt: str = "basic", *, ensure_ascii: bool = True) -> Iterator[str]:
+        """``output(fmt)`` as JSON text, in pieces: joined, they are
+        ``json.dumps(self.output(fmt), ensure_ascii=ensure_ascii)``.
+
+        ``basic`` and ``list`` write each of their units as it is made, so no whole
+        output is ever held: an invalid ``basic`` one error at a time, as
+        ``iter_errors`` yields it (the walk ``list`` needs is still made first, and
+        taken apart as it is written). The nested formats come in one piece. Raises
+        what ``output`` raises, possibly after some pieces.
+        """
+        if fmt not in FORMATS:
+            raise ValueError(_unknown(fmt))  # now, not at the first piece
+        return self._json_pieces(fmt, json.JSONEncoder(ensure_ascii=ensure_ascii).encode)
+
+    def _json_pieces(self, fmt: str, encode: Callable[[Any], str]) -> Iterator[str]:
+        try:
+            if fmt == "basic":
+                top, key, units = self._basic_parts()
+            elif fmt == "list":
+                top, key, units = {"valid": self.valid}, "details", self._list_units()
+            else:
+                yield encode(self._output(fmt))
+                return
+            head = encode(top)[:-1]
+            if units is None:
+                yield head + "}"
+                return
+            yield f"{head}, {encode(key)}: ["
+            separator = ""
+            for unit in units:
+                yield separator + encode(unit)
+                separator = ", "
+            yield "]}"
+        except RecursionError:
+            raise _too_nested(fmt) from None
 
     def _output(self, fmt: str) -> dict[str, Any]:
         if fmt == "flag":
             return {"valid": self.valid}
         if fmt == "basic":
-            return self._basic()
+            top, key, units = self._basic_parts()
+            if units is not None:
+                top[key] = list(units)
+            return top
         if fmt == "detailed":
-            return _detailed(self._tree, self.valid)
+            return _detailed(self._tree_keeping("results")[0], self.valid)
         if fmt == "verbose":
-            return _verbose(self._tree, self.valid)
+            return _verbose(self._tree_keeping("every")[0], self.valid)
         if fmt == "list":
-            return {"valid": self.valid, "details": list(_list_units(self._tree))}
+            return {"valid": self.valid, "details": list(self._list_units())}
         if fmt == "hierarchical":
-            return _hierarchical(self._tree, self.valid)
-        raise ValueError(f"unknown output format {fmt!r}; choose one of {', '.join(FORMATS)}")
+            return _hierarchical(self._tree_keeping("results")[0], self.valid)
+        raise ValueError(_unknown(fmt))
 
-    def _basic(self) -> dict[str, Any]:
+    def _list_units(self) -> Iterator[dict[str, Any]]:
+        tree, own = self._tree_keeping("results")
+        return _list_units(tree, release=own)
+
+    def _basic_parts(self) -> tuple[dict[str, Any], str, Iterator[dict[str, Any]] | None]:
+        """The ``basic`` output's top unit, the key of its list and the list's
+        units (None when the list is left out: a valid result without annotations)."""
         top: dict[str, Any] = {"valid": self.valid, "keywordLocation": "", "instanceLocation": ""}
         if not self.valid:
-            top["errors"] = [
-                {
-                    "valid": False,
-                    "keywordLocation": e.keyword_location,
-                    "absoluteKeywordLocation": e.absolute_keyword_location,
-                    "instanceLocation": e.instance_location,
-                    "error": e.message,
-                }
-                for e in self.errors
-            ]
-        elif self.annotations:
-            top["annotations"] = [
-                {
-                    "valid": True,
-                    "keywordLocation": a.keyword_location,
-                    "absoluteKeywordLocation": a.absolute_keyword_location,
-                    "instanceLocation": a.instance_location,
-                    "annotation": a.value,
-                }
-                for a in self.annotations
-            ]
-        return top
+            # Errors already read are reused; otherwise they are written as
+            # iter_errors yields them, and none is kept.
+            if self._errors is not None:
+                errors: Iterable[ValidationError] = self._errors
+            else:
+                assert self._iter_errors is not None
+                errors = self._iter_errors()
+            return top, "errors", (_basic_error(e) for e in errors)
+        annotations = self.annotations
+        if not annotations:
+            return top, "annotations", None
+        return top, "annotations", (_basic_annotation(a) for a in annotations)
+
+
+def _basic_error(e: ValidationError) -> dict[str, Any]:
+    return {
+        "valid": False,
+        "keywordLocation": e.keyword_location,
+        "absoluteKeywordLocation": e.absolute_keyword_location,
+        "instanceLocation": e.instance_location,
+        "error": e.message,
+    }
+
+
+def _basic_annotation(a: Annotation) -> dict[str, Any]:
+    return {
+        "valid": True,
+        "keywordLocation": a.keyword_location,
+        "absoluteKeywordLocation": a.absolute_keyword_location,
+        "instanceLocation": a.instance_location,
+        "annotation": a.value,
+    }
+
+
+def _unknown(fmt: str) -> str:
+    return f"unknown output format {fmt!r}; choose one of {', '.join(FORMATS)}"
+
+
+def _too_nested(fmt: str) -> ExecutionFailure:
+    return ExecutionFailure(
+        f"the evaluation is nested too deeply to write in the {fmt!r} output "
+        "format within Python's recursion limit (the flat formats, basic and "
+        "list, hold the same results)",
+        limit="recursion",
+    )
 
 
 def _unit_fields(unit: Unit, valid: bool) -> dict[str, Any]:
@@ -184,15 +333,18 @@ def _detailed(unit: Unit, valid: bool) -> dict[str, Any]:
     return top
 
 
-def _schema_units(unit: Unit) -> Iterator[tuple[Unit, list[Unit]]]:
+def _schema_units(unit: Unit, release: bool = False) -> Iterator[tuple[Unit, list[Unit]]]:
     """Each schema-object unit with its keyword units, depth first (iteratively:
-    the list format is flat, whatever the depth)."""
+    the list format is flat, whatever the depth). ``release`` lets go of each unit
+    once passed, for a tree nobody else holds: its memory goes as the output grows."""
     pending = [unit]
     while pending:
         current = pending.pop()
         if current.keyword is None:
             yield current, current.children
         pending.extend(reversed(current.children))
+        if release:
+            current.children = []
 
 
 def _list_entry(unit: Unit, keywords: list[Unit], valid: bool) -> dict[str, Any]:
@@ -211,8 +363,8 @@ def _list_entry(unit: Unit, keywords: list[Unit], valid: bool) -> dict[str, Any]
     return entry
 
 
-def _list_units(tree: Unit) -> Iterator[dict[str, Any]]:
-    for unit, keywords in _schema_units(tree):
+def _list_units(tree: Unit, release: bool = False) -> Iterator[dict[str, Any]]:
+    for unit, keywords in _schema_units(tree, release):
         yield _list_entry(unit, keywords, unit.valid)
 
 

@@ -1,7 +1,8 @@
 """The evaluation product's units, and what a keyword's walk may ask of the walker.
 
-``Validator.evaluate`` builds a tree of :class:`Unit` (one per schema object and per
-keyword applied at an instance location). The walk of each keyword that applies
+The outputs of ``Validator.evaluate`` are written from a tree of :class:`Unit` (one
+per schema object and per keyword applied at an instance location; a walk may keep
+fewer, see :mod:`schemacore.evaluation`). The walk of each keyword that applies
 subschemas lives beside its compiler, in its keyword module, and is named by its
 spec (``Spec.evaluate``); it talks to the walker (:mod:`schemacore.evaluation`)
 only through :class:`Walker`.
@@ -32,7 +33,19 @@ __all__ = [
     "join",
 ]
 
-NO_ANNOTATION: Any = object()
+class _NoAnnotation:
+    """The value of a unit without an annotation (None is an annotation's value)."""
+
+    __slots__ = ()
+
+    def __reduce__(self) -> str:
+        return "NO_ANNOTATION"  # pickled by name: still the one sentinel once loaded
+
+    def __repr__(self) -> str:
+        return "NO_ANNOTATION"
+
+
+NO_ANNOTATION: Any = _NoAnnotation()
 
 
 @dataclass(slots=True)

@@ -10,7 +10,7 @@ from .ceiling import error_ceiling
 from .codegen import WORTH_WRITING, WRITE_SLICE
 from .compiler import Compiler
 from .errors import ExecutionFailure, ValidationError
-from .evaluation import evaluate_node
+from .evaluation import Keep, Unit, evaluate_node
 from .guard import CallState, scan_instance
 from .limits import Limits
 from .model import Node, Options
@@ -236,21 +236,30 @@ class Validator:
     def evaluate(self, instance: Any) -> Evaluation:
         """Validate with annotations, for the standard output formats.
 
-        ``valid`` agrees with ``is_valid`` and ``errors`` with ``iter_errors``.
+        ``valid`` agrees with ``is_valid`` and ``errors`` with ``iter_errors``. Only
+        ``valid`` is worked out here (one ``is_valid`` call); the errors, annotations
+        and outputs are worked out from ``instance`` when first asked for (see
+        :class:`Evaluation` for what each costs), so leave it unchanged meanwhile.
         """
         valid = self.is_valid(instance)
-        errors = [] if valid else list(self.iter_errors(instance))
+        return Evaluation._deferred(
+            valid, lambda: self.iter_errors(instance), lambda keep: self._walk(instance, keep)
+        )
+
+    def _walk(self, instance: Any, keep: Keep) -> Unit:
+        """One evaluation walk of ``instance`` (for ``Evaluation``), from a fresh
+        call state like any other call."""
         state = self._start(instance)
         try:
-            tree = evaluate_node(
-                self._node, instance, state, self._options.limits.max_instance_depth
+            return evaluate_node(
+                self._node, instance, state, self._options.limits.max_instance_depth, keep
             )
         except RecursionError:
             _too_deep("the instance")
         finally:
+            state.depth = 0
             if self._memoises:
-                state.forget()
-        return Evaluation(valid, errors, tree)
+                state.forget()  # the memo holds parts of the instance
 
     def __reduce__(self) -> tuple[Any, ...]:
         options = self._options

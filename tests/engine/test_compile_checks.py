@@ -96,10 +96,15 @@ def test_a_reference_loop_no_instance_takes_is_no_error() -> None:
     validator = schemacore.compile(schema)
     assert validator.is_valid("fine")
     assert list(validator.iter_errors("fine")) == []
-    # evaluate() applies every branch of anyOf (for their annotations): it runs the
-    # loop, and fails closed.
+    # The evaluation walk applies every branch of anyOf (for their annotations): it
+    # runs the loop, and fails closed when an output needs it; the verdict alone is
+    # is_valid's.
+    evaluation = validator.evaluate("fine")
+    assert evaluation.valid and evaluation.output("flag") == {"valid": True}
     with pytest.raises(schemacore.ExecutionFailure):
-        validator.evaluate("fine")
+        evaluation.annotations  # noqa: B018
+    with pytest.raises(schemacore.ExecutionFailure):
+        evaluation.output("list")
     assert _takes_the_loop(validator, 1) == ["reference-loop"] * 3
     # A loop under a keyword that never applies to the instance's type.
     typed = schemacore.compile(

@@ -44,7 +44,9 @@ def outcomes(schema: Any, instance: Any, limits: Limits | None = None) -> list[A
                 except schemacore.ValidationError:
                     found.append(False)
             else:
-                found.append(validator.evaluate(instance).valid)
+                # The evaluation walk, which the list format needs (``valid`` alone
+                # is is_valid's answer).
+                found.append(validator.evaluate(instance).output("list")["valid"])
         except ExecutionFailure as exc:
             found.append(exc.limit)
     return found

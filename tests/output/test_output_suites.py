@@ -7,6 +7,9 @@
 - every required-suite case: ``evaluate(x).valid == is_valid(x)``, the evaluation tree
   reaches the same verdict on its own, and the ``basic`` errors are exactly the errors
   ``iter_errors`` yields.
+- the instances of all these (and of the 2019-09 output tests): every part of the lazy
+  ``evaluate(x)``, each output format and its ``iter_json`` text, equals a direct
+  recomputation (tests/output/recompute.py).
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ import pytest
 import schemacore
 from schemacore.pointer import as_fragment, escape, parse_pointer
 from schemacore.uri import join, split_fragment
+from tests.output.recompute import check_agreement
 from tests.suite.cases import ValidatorCache, load_cases
 from tests.suite.locate import SuiteUnavailable, load_registry, locate_suite
 
@@ -156,3 +160,31 @@ def test_evaluate_agrees_with_fast_paths(case: Any) -> None:
         for e in validator.iter_errors(case.data)
     ]
     assert listed == yielded
+
+
+def _output_instances() -> list[Any]:
+    params = []
+    for path in sorted((SUITE / "output-tests").glob("*/content/*.json")):
+        for group in json.loads(path.read_text()):
+            for test in group["tests"]:
+                case_id = f"{path.parent.parent.name}/{path.name}::{test['description']}"
+                params.append(pytest.param(group["schema"], test["data"], id=case_id))
+    return params
+
+
+@pytest.mark.parametrize(("schema", "data"), _output_instances())
+def test_lazy_evaluation_of_output_tests_agrees(schema: Any, data: Any) -> None:
+    check_agreement(schemacore.compile(schema), data)
+
+
+@pytest.mark.parametrize(("case", "instance", "assertion"), ANNOTATION_CASES)
+def test_lazy_evaluation_of_annotation_tests_agrees(
+    case: Any, instance: Any, assertion: Any
+) -> None:
+    validator = schemacore.compile(case["schema"], registry=case.get("externalSchemas", {}))
+    check_agreement(validator, instance)
+
+
+@pytest.mark.parametrize("case", [pytest.param(c, id=c.id) for c in REQUIRED])
+def test_lazy_evaluation_of_required_cases_agrees(case: Any) -> None:
+    assert check_agreement(_validators.get(case), case.data) is case.valid

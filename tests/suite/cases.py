@@ -233,9 +233,15 @@ def check_case(
         )
     problems.extend(_best_match_problems(validator, raised, errors))
 
-    evaluated = validator.evaluate(case.data).valid
+    evaluation = validator.evaluate(case.data)
+    evaluated = evaluation.valid
     if evaluated is not case.valid:
         problems.append(f"evaluate().valid was {evaluated!r}, expected {case.valid}")
+    # valid is is_valid's answer; the evaluation walk (which the list output needs)
+    # reaches its own, in the root's unit.
+    walked = evaluation.output("list")["details"][0]["valid"]
+    if walked is not case.valid:
+        problems.append(f"the evaluation walk answered {walked!r}, expected {case.valid}")
 
     if json.dumps(case.data) != before:
         problems.append("validation changed the instance")

@@ -100,7 +100,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             reason = f"[listed XFAIL: {expectation[1]}] {reason}"
         failures[key].append((case.id, reason))
 
-    print("every path agrees: both is_valid paths, iter_errors, validate, evaluate().valid")
+    print(
+        "every path agrees: both is_valid paths, iter_errors, validate, evaluate().valid "
+        "and the evaluation walk"
+    )
     for key in keys:
         draft, section = key
         label = f"{draft} {_LABELS[section]}"

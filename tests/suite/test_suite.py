@@ -11,7 +11,8 @@ Every file under ``remotes/`` is in the registry as ``http://localhost:1234/<pat
 Each group's schema is compiled once; each case must give the expected answer on
 every path: ``is_valid`` (closures and generated code), ``iter_errors`` (no errors
 iff valid, every error a ``schemacore.ValidationError`` with string locations),
-``validate`` and ``evaluate().valid``.
+``validate`` and ``evaluate()`` (its ``valid``, and the evaluation walk's own verdict,
+read from the list output).
 ``optional/format/*.json`` runs with ``format_assertion=True``; everything else,
 ``optional/format-assertion.json`` included, with the defaults.
 

@@ -135,8 +135,7 @@ class Checker:
             if self._evaluates:
                 evaluation = validator.evaluate(value)
                 valid = evaluation.valid
-                record = {"instance": where, "output": evaluation.output(self._plan.output)}
-                outcome.lines.append((False, json.dumps(record, ensure_ascii=False)))
+                outcome.lines.append((False, _output_record(where, evaluation, self._plan.output)))
             else:
                 valid = validator.is_valid(value)
                 if not valid and self._wants_errors:
@@ -184,6 +183,18 @@ class Checker:
         outcome.lines.append((True, f"error: {text}"))
         if self._plan.error_format == "json" and not self._plan.quiet:
             outcome.lines.append((False, _record(name, line, kind, reason)))
+
+
+def _output_record(where: str, evaluation: schemacore.Evaluation, fmt: str) -> str:
+    """``{"instance": where, "output": <the output in fmt>}`` as one JSON line.
+
+    Written from the output's units as they come (``Evaluation.iter_json``: no output
+    object, no walk the format does not need; flag is is_valid's answer alone), and
+    kept whole until the record is done: a record whose evaluation fails part way
+    (a limit) is one ``error:`` line, never half a JSON object on stdout.
+    """
+    head = f'{{"instance": {json.dumps(where, ensure_ascii=False)}, "output": '
+    return "".join([head, *evaluation.iter_json(fmt, ensure_ascii=False), "}"])
 
 
 def _record(
