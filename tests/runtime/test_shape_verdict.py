@@ -218,9 +218,16 @@ def _verdict_off() -> Iterator[None]:
 @given(value=ANY | DEEP | st.dictionaries(_exact_keys | _odd_keys, ANY, max_size=4))
 def test_validate_tool_args_is_the_same_without_the_verdict_pass(value: Any) -> None:
     fast = validate_tool_args(value, TOOL)
+    assert validate_tool_args(value, _Admitted()) == fast  # an admitted tool's schema
     with _verdict_off():
         slow = validate_tool_args(value, TOOL)
     assert fast == slow
+
+
+class _Admitted:
+    """What the runtime reads of an admitted tool: its compiled input schema."""
+
+    input = TOOL
 
 
 def test_hostile_shapes_cost_no_recursion() -> None:

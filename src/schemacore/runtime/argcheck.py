@@ -134,13 +134,19 @@ def validate_tool_args(
     Raises:
         BoundaryError: a raw schema that does not pass :func:`validate_schema`.
     """
-    mode_checks = mode == "enforce" or mode == "warn"
-    if mode_checks and type(args) is dict and type(tool_or_schema) is ToolSchema:
+    compiled = tool_or_schema
+    if type(compiled) is not ToolSchema:
+        compiled = getattr(compiled, "input", None)  # an admitted tool's, if it is one
+    if (
+        type(compiled) is ToolSchema
+        and type(args) is dict
+        and (mode == "enforce" or mode == "warn")
+    ):
         # The common case in one cheap pass and the engine's verdict: a compiled
         # schema and valid arguments of exact JSON types within the bounds. Anything
         # else (a problem, or a value the pass is not certain of) takes the detailed
         # path below, which checks everything again and words the first problem.
-        bound = tool_or_schema.limits
+        bound = compiled.limits
         depth, nodes, length = (
             bound.max_argument_depth,
             bound.max_argument_nodes,
@@ -148,7 +154,7 @@ def validate_tool_args(
         )
         if within(args, depth, nodes, length, False):
             try:
-                if tool_or_schema.validator.is_valid(args):
+                if compiled.validator.is_valid(args):
                     return _ACCEPTED[mode]
             except (schemacore.SchemaCoreError, RecursionError):
                 pass  # the detailed path reports it
