@@ -152,7 +152,7 @@ def validate_tool_args(
             bound.max_argument_nodes,
             bound.max_string_length,
         )
-        if within(args, depth, nodes, length, False):
+        if within(args, depth, nodes, length):
             try:
                 if compiled.validator.is_valid(args):
                     return _ACCEPTED[mode]

@@ -215,9 +215,7 @@ def _walk(
 _SAFE_INT = 2**63
 
 
-def within(
-    value: Any, max_depth: int, max_nodes: int, max_string: int, check_surrogates: bool
-) -> bool:
+def within(value: Any, max_depth: int, max_nodes: int, max_string: int) -> bool:
     """Whether ``value`` certainly passes the detailed shape walk with these bounds.
 
     The verdict pass every call runs: exact types only (``type(v) is str``), no
@@ -228,7 +226,7 @@ def within(
     """
     if type(value) is not dict:
         if type(value) is list:
-            return _levels_within([value], 0, 0, max_depth, max_nodes, max_string, check_surrogates)
+            return _levels_within([value], 0, 0, max_depth, max_nodes, max_string)
         return False  # a scalar or non-JSON root: rare, and the walk words it
     # The arguments object inline: most have no nested container, and a call per
     # value would cost more than its check (the same checks are written out below).
@@ -239,13 +237,9 @@ def within(
     for key, item in value.items():
         if type(key) is not str or len(key) > max_string:
             return False
-        if check_surrogates and not key.isascii() and _LONE_SURROGATE.search(key):
-            return False
         kind = type(item)
         if kind is str:
             if len(item) > max_string:
-                return False
-            if check_surrogates and not item.isascii() and _LONE_SURROGATE.search(item):
                 return False
         elif kind is int:
             if not -_SAFE_INT < item < _SAFE_INT:
@@ -264,17 +258,11 @@ def within(
             return False
     if inner is None:
         return True
-    return _levels_within(inner, 1, nodes, max_depth, max_nodes, max_string, check_surrogates)
+    return _levels_within(inner, 1, nodes, max_depth, max_nodes, max_string)
 
 
 def _levels_within(
-    level: list[Any],
-    depth: int,
-    nodes: int,
-    max_depth: int,
-    max_nodes: int,
-    max_string: int,
-    check_surrogates: bool,
+    level: list[Any], depth: int, nodes: int, max_depth: int, max_nodes: int, max_string: int
 ) -> bool:
     """:func:`within` for the exact dicts and lists of ``level`` (all at ``depth``)
     and everything under them, ``nodes`` values counted so far."""
@@ -290,13 +278,9 @@ def _levels_within(
                 for key, item in container.items():
                     if type(key) is not str or len(key) > max_string:
                         return False
-                    if check_surrogates and not key.isascii() and _LONE_SURROGATE.search(key):
-                        return False
                     kind = type(item)
                     if kind is str:
                         if len(item) > max_string:
-                            return False
-                        if check_surrogates and not item.isascii() and _LONE_SURROGATE.search(item):
                             return False
                     elif kind is int:
                         if not -_SAFE_INT < item < _SAFE_INT:
@@ -318,8 +302,6 @@ def _levels_within(
                     kind = type(item)
                     if kind is str:
                         if len(item) > max_string:
-                            return False
-                        if check_surrogates and not item.isascii() and _LONE_SURROGATE.search(item):
                             return False
                     elif kind is int:
                         if not -_SAFE_INT < item < _SAFE_INT:
@@ -355,12 +337,8 @@ def check_argument_shape(
     the reported path. ``from_text`` also refuses unpaired surrogates, which
     strict JSON text must not produce.
     """
-    if within(
-        arguments,
-        limits.max_argument_depth,
-        limits.max_argument_nodes,
-        limits.max_string_length,
-        from_text,
+    if not from_text and within(
+        arguments, limits.max_argument_depth, limits.max_argument_nodes, limits.max_string_length
     ):
         return
     _walk(
@@ -376,9 +354,7 @@ def check_argument_shape(
 
 def check_schema_shape(schema: Any, limits: BoundaryLimits) -> None:
     """Refuse a schema document outside the JSON data model or beyond the limits."""
-    if within(
-        schema, limits.max_schema_depth, limits.max_schema_nodes, limits.max_text_length, False
-    ):
+    if within(schema, limits.max_schema_depth, limits.max_schema_nodes, limits.max_text_length):
         return
     _walk(
         schema,
