@@ -54,18 +54,23 @@ def _evaluation_failure(exc: BaseException, lookup: SchemaLookup, value: Any) ->
 
 
 def _find_issues(
-    tool_schema: ToolSchema, value: Any, *, require_object: bool
+    tool_schema: ToolSchema, value: Any, *, require_object: bool, known_invalid: bool = False
 ) -> tuple[list[ToolArgIssue], int] | None:
-    """The issues of ``value`` and their count, or None when it is valid."""
-    check_argument_shape(value, tool_schema.limits, tool_schema.lookup.names)
-    if require_object and not isinstance(value, dict):
-        raise BoundaryError(
-            "arguments-not-object",
-            f"tool arguments must be a JSON object, not {json_type(value)}",
-        )
+    """The issues of ``value`` and their count, or None when it is valid.
+
+    ``known_invalid``: the caller found ``value`` certainly within the bounds, an
+    object, and invalid; only the issues are left to find.
+    """
+    if not known_invalid:
+        check_argument_shape(value, tool_schema.limits, tool_schema.lookup.names)
+        if require_object and not isinstance(value, dict):
+            raise BoundaryError(
+                "arguments-not-object",
+                f"tool arguments must be a JSON object, not {json_type(value)}",
+            )
     validator = tool_schema.validator
     try:
-        if validator.is_valid(value):
+        if not known_invalid and validator.is_valid(value):
             return None
         errors = list(validator.iter_errors(value))
     except (schemacore.SchemaCoreError, RecursionError) as exc:
@@ -134,6 +139,7 @@ def validate_tool_args(
     Raises:
         BoundaryError: a raw schema that does not pass :func:`validate_schema`.
     """
+    known_invalid = False
     compiled = tool_or_schema
     if type(compiled) is not ToolSchema:
         compiled = getattr(compiled, "input", None)  # an admitted tool's, if it is one
@@ -156,15 +162,16 @@ def validate_tool_args(
             try:
                 if compiled.validator.is_valid(args):
                     return _ACCEPTED[mode]
+                known_invalid = True  # only the issues are left to find
             except (schemacore.SchemaCoreError, RecursionError):
                 pass  # the detailed path reports it
     if mode not in ("enforce", "warn", "off"):
         raise ValueError(f"mode must be 'enforce', 'warn' or 'off', not {mode!r}")
     if mode == "off":
         return _ACCEPTED[mode]
-    tool_schema = _as_tool_schema(tool_or_schema, "input")
+    tool_schema = compiled if known_invalid else _as_tool_schema(tool_or_schema, "input")
     try:
-        found = _find_issues(tool_schema, args, require_object=True)
+        found = _find_issues(tool_schema, args, require_object=True, known_invalid=known_invalid)
     except BoundaryError as exc:
         # Not a schema mismatch: a bound was hit, the engine could not finish, or the
         # arguments are not a JSON object at all. Refused in "warn" mode too.
