@@ -295,3 +295,15 @@ def test_no_container_at_all_under_a_zero_depth_bound(value: Any) -> None:
     with pytest.raises(BoundaryError) as caught:
         check_argument_shape(value, BoundaryLimits(max_argument_depth=0))
     assert caught.value.code == "arguments-too-deep"
+
+
+def test_cycles_end_at_a_bound() -> None:
+    loop: dict[str, Any] = {}
+    loop["a"] = loop
+    wide: list[Any] = []
+    wide.extend([wide] * 1000)
+    for value in (loop, wide):
+        assert not bounds.within(value, 64, 100_000, 1_000_000)
+        with pytest.raises(BoundaryError) as caught:
+            check_argument_shape(value, BoundaryLimits())
+        assert caught.value.error_class == "execution_failure"
