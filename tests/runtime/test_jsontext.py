@@ -87,6 +87,27 @@ def test_unpaired_surrogates_are_refused() -> None:
     assert (error.code, error.path) == ("arguments-json-invalid", "/*")
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"a": "\\ud800"}',  # an escape
+        '{"a": "x\\uDFFFy"}',
+        '{"a": ["\\ud83d"]}',  # the first half of a pair, alone
+        '{"\\udc00": 1}',  # in a key
+        '{"a": "\ud800"}',  # the text's own code point
+    ],
+)
+def test_every_spelling_of_an_unpaired_surrogate_is_refused(text: str) -> None:
+    assert refused(text).code == "arguments-json-invalid"
+
+
+def test_paired_surrogates_and_escaped_backslashes_are_accepted() -> None:
+    assert parse_tool_args('{"a": "\\ud83d\\ude00", "b": "\\\\ud800"}') == {
+        "a": "\U0001f600",
+        "b": "\\ud800",
+    }
+
+
 def test_not_text() -> None:
     assert refused({"a": 1}).code == "arguments-json-invalid"
     assert refused(b'{"a": "\xff"}').code == "arguments-json-invalid"

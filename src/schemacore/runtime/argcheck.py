@@ -7,12 +7,12 @@ evaluated at all (outside JSON, beyond a bound, not an object) become a
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 import schemacore
 
 from .argissue import Mode, ToolArgIssue, ToolArgValidationResult
-from .bounds import check_argument_shape
+from .bounds import check_argument_shape, within
 from .errors import EXECUTION_FAILURE, VALIDATION, BoundaryError
 from .issuewording import word_errors
 from .jsonvalues import REDACTED, dot_path, json_type, pointer, split_pointer, tokens_along
@@ -25,6 +25,13 @@ __all__ = [
     "validate_property_value",
     "validate_tool_args",
 ]
+
+
+# The verdict without issues, one per mode: the result is immutable, so every
+# accepted call can share it instead of building one.
+_ACCEPTED: Final[dict[str, ToolArgValidationResult]] = {
+    mode: ToolArgValidationResult(ok=True, mode=mode) for mode in ("enforce", "warn", "off")
+}
 
 
 def _evaluation_failure(exc: BaseException, lookup: SchemaLookup, value: Any) -> BoundaryError:
@@ -47,18 +54,24 @@ def _evaluation_failure(exc: BaseException, lookup: SchemaLookup, value: Any) ->
 
 
 def _find_issues(
-    tool_schema: ToolSchema, value: Any, *, require_object: bool
-) -> tuple[list[ToolArgIssue], int]:
-    check_argument_shape(value, tool_schema.limits, tool_schema.lookup.names)
-    if require_object and not isinstance(value, dict):
-        raise BoundaryError(
-            "arguments-not-object",
-            f"tool arguments must be a JSON object, not {json_type(value)}",
-        )
+    tool_schema: ToolSchema, value: Any, *, require_object: bool, known_invalid: bool = False
+) -> tuple[list[ToolArgIssue], int] | None:
+    """The issues of ``value`` and their count, or None when it is valid.
+
+    ``known_invalid``: the caller found ``value`` certainly within the bounds, an
+    object, and invalid; only the issues are left to find.
+    """
+    if not known_invalid:
+        check_argument_shape(value, tool_schema.limits, tool_schema.lookup.names)
+        if require_object and not isinstance(value, dict):
+            raise BoundaryError(
+                "arguments-not-object",
+                f"tool arguments must be a JSON object, not {json_type(value)}",
+            )
     validator = tool_schema.validator
     try:
-        if validator.is_valid(value):
-            return [], 0
+        if not known_invalid and validator.is_valid(value):
+            return None
         errors = list(validator.iter_errors(value))
     except (schemacore.SchemaCoreError, RecursionError) as exc:
         raise _evaluation_failure(exc, tool_schema.lookup, value) from None
@@ -73,7 +86,8 @@ def check_arguments(tool_schema: ToolSchema, arguments: Any) -> tuple[list[ToolA
     JSON data model (``validation``), beyond the bounds (``execution_failure``), or
     not an object (``validation``, code ``arguments-not-object``).
     """
-    return _find_issues(tool_schema, arguments, require_object=True)
+    found = _find_issues(tool_schema, arguments, require_object=True)
+    return ([], 0) if found is None else found
 
 
 def _as_tool_schema(tool_or_schema: Any, role: Literal["input", "output"]) -> ToolSchema:
@@ -125,13 +139,39 @@ def validate_tool_args(
     Raises:
         BoundaryError: a raw schema that does not pass :func:`validate_schema`.
     """
+    known_invalid = False
+    compiled = tool_or_schema
+    if type(compiled) is not ToolSchema:
+        compiled = getattr(compiled, "input", None)  # an admitted tool's, if it is one
+    if (
+        type(compiled) is ToolSchema
+        and type(args) is dict
+        and (mode == "enforce" or mode == "warn")
+    ):
+        # The common case in one cheap pass and the engine's verdict: a compiled
+        # schema and valid arguments of exact JSON types within the bounds. Anything
+        # else (a problem, or a value the pass is not certain of) takes the detailed
+        # path below, which checks everything again and words the first problem.
+        bound = compiled.limits
+        depth, nodes, length = (
+            bound.max_argument_depth,
+            bound.max_argument_nodes,
+            bound.max_string_length,
+        )
+        if within(args, depth, nodes, length):
+            try:
+                if compiled.validator.is_valid(args):
+                    return _ACCEPTED[mode]
+                known_invalid = True  # only the issues are left to find
+            except (schemacore.SchemaCoreError, RecursionError):
+                pass  # the detailed path reports it
     if mode not in ("enforce", "warn", "off"):
         raise ValueError(f"mode must be 'enforce', 'warn' or 'off', not {mode!r}")
     if mode == "off":
-        return ToolArgValidationResult(ok=True, mode=mode)
-    tool_schema = _as_tool_schema(tool_or_schema, "input")
+        return _ACCEPTED[mode]
+    tool_schema = compiled if known_invalid else _as_tool_schema(tool_or_schema, "input")
     try:
-        issues, total = check_arguments(tool_schema, args)
+        found = _find_issues(tool_schema, args, require_object=True, known_invalid=known_invalid)
     except BoundaryError as exc:
         # Not a schema mismatch: a bound was hit, the engine could not finish, or the
         # arguments are not a JSON object at all. Refused in "warn" mode too.
@@ -142,8 +182,9 @@ def validate_tool_args(
             error_class=exc.error_class,
             total=1,
         )
-    if not issues:
-        return ToolArgValidationResult(ok=True, mode=mode)
+    if found is None or not found[0]:
+        return _ACCEPTED[mode]
+    issues, total = found
     return ToolArgValidationResult(
         ok=mode == "warn", issues=tuple(issues), mode=mode, error_class=VALIDATION, total=total
     )
@@ -159,7 +200,7 @@ def validate_property_value(value: Any, property_schema: Any) -> ToolArgValidati
         BoundaryError: the schema is refused, or the value is beyond the bounds.
     """
     tool_schema = _as_tool_schema(property_schema, "output")
-    issues, total = _find_issues(tool_schema, value, require_object=False)
+    issues, total = _find_issues(tool_schema, value, require_object=False) or ([], 0)
     return ToolArgValidationResult(
         ok=not issues,
         issues=tuple(issues),

@@ -21,7 +21,7 @@ from typing import Any, NamedTuple
 from .errors import EXECUTION_FAILURE, VALIDATION, BoundaryError
 from .jsonvalues import REDACTED, pointer
 
-__all__ = ["BoundaryLimits", "check_argument_shape", "check_schema_shape"]
+__all__ = ["BoundaryLimits", "check_argument_shape", "check_schema_shape", "within"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -210,6 +210,120 @@ def _walk(
             )
 
 
+# Integers this small are written as text under any int-to-text limit Python allows
+# (the least is 640 digits); a larger one is left to the detailed walk.
+_SAFE_INT = 2**63
+
+
+def within(value: Any, max_depth: int, max_nodes: int, max_string: int) -> bool:
+    """Whether ``value`` certainly passes the detailed shape walk with these bounds.
+
+    The verdict pass every call runs: exact types only (``type(v) is str``), no
+    allocation per value, nested containers gathered one nesting level at a time.
+    False means "not certain" (a problem, or only a subclass, a Decimal or an
+    integer past ``2**63``): the detailed walk then decides and finds the first
+    problem in document order, so the verdict never changes what is refused or how.
+    """
+    if type(value) is not dict:
+        if type(value) is list:
+            return _levels_within([value], 0, 0, max_depth, max_nodes, max_string)
+        return False  # a scalar or non-JSON root: rare, and the walk words it
+    # The arguments object inline: most have no nested container, and a call per
+    # value would cost more than its check (the same checks are written out below).
+    nodes = len(value)
+    if nodes >= max_nodes or max_depth <= 0:  # the walk counts the root too: 1 + nodes
+        return False
+    inner: list[Any] | None = None
+    for key, item in value.items():
+        if type(key) is not str or len(key) > max_string:
+            return False
+        kind = type(item)
+        if kind is str:
+            if len(item) > max_string:
+                return False
+        elif kind is int:
+            if not -_SAFE_INT < item < _SAFE_INT:
+                return False
+        elif kind is bool or item is None:
+            pass
+        elif kind is float:
+            if item - item != 0.0:  # NaN or infinite
+                return False
+        elif kind is dict or kind is list:
+            if inner is None:
+                inner = [item]
+            else:
+                inner.append(item)
+        else:
+            return False
+    if inner is None:
+        return True
+    return _levels_within(inner, 1, nodes, max_depth, max_nodes, max_string)
+
+
+def _levels_within(
+    level: list[Any], depth: int, nodes: int, max_depth: int, max_nodes: int, max_string: int
+) -> bool:
+    """:func:`within` for the exact dicts and lists of ``level`` (all at ``depth``)
+    and everything under them, ``nodes`` values counted so far."""
+    while True:
+        if depth >= max_depth:
+            return False
+        inner: list[Any] | None = None
+        for container in level:
+            nodes += len(container)
+            if nodes >= max_nodes:
+                return False
+            if type(container) is dict:
+                for key, item in container.items():
+                    if type(key) is not str or len(key) > max_string:
+                        return False
+                    kind = type(item)
+                    if kind is str:
+                        if len(item) > max_string:
+                            return False
+                    elif kind is int:
+                        if not -_SAFE_INT < item < _SAFE_INT:
+                            return False
+                    elif kind is bool or item is None:
+                        pass
+                    elif kind is float:
+                        if item - item != 0.0:
+                            return False
+                    elif kind is dict or kind is list:
+                        if inner is None:
+                            inner = [item]
+                        else:
+                            inner.append(item)
+                    else:
+                        return False
+            else:
+                for item in container:
+                    kind = type(item)
+                    if kind is str:
+                        if len(item) > max_string:
+                            return False
+                    elif kind is int:
+                        if not -_SAFE_INT < item < _SAFE_INT:
+                            return False
+                    elif kind is bool or item is None:
+                        pass
+                    elif kind is float:
+                        if item - item != 0.0:
+                            return False
+                    elif kind is dict or kind is list:
+                        if inner is None:
+                            inner = [item]
+                        else:
+                            inner.append(item)
+                    else:
+                        return False
+        if inner is None:
+            return True
+        level = inner
+        depth += 1
+
+
 def check_argument_shape(
     arguments: Any,
     limits: BoundaryLimits,
@@ -223,6 +337,10 @@ def check_argument_shape(
     the reported path. ``from_text`` also refuses unpaired surrogates, which
     strict JSON text must not produce.
     """
+    if not from_text and within(
+        arguments, limits.max_argument_depth, limits.max_argument_nodes, limits.max_string_length
+    ):
+        return
     _walk(
         arguments,
         _ARGUMENTS,
@@ -236,6 +354,8 @@ def check_argument_shape(
 
 def check_schema_shape(schema: Any, limits: BoundaryLimits) -> None:
     """Refuse a schema document outside the JSON data model or beyond the limits."""
+    if within(schema, limits.max_schema_depth, limits.max_schema_nodes, limits.max_text_length):
+        return
     _walk(
         schema,
         _SCHEMA,

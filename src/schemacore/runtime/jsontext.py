@@ -50,6 +50,10 @@ _DECODER = json.JSONDecoder(
 # Strings and brackets: enough to measure nesting before the recursive decoder runs.
 _NESTING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]')
 
+# What the text of an unpaired surrogate needs (paired ones match too: they take
+# the walk that tells them apart).
+_MAY_HOLD_SURROGATES = re.compile(r"[\ud800-\udfff]|\\u[dD][89a-fA-F]")
+
 # Every token, for the rare second pass that locates a strictness violation.
 _TOKEN = re.compile(
     r'"[^"\\]*(?:\\.[^"\\]*)*"'
@@ -218,7 +222,9 @@ def parse_tool_args(text: str | bytes, *, limits: BoundaryLimits | None = None) 
             "arguments-json-number-invalid",
             "the argument text holds a number too long to convert",
         ) from None
-    check_argument_shape(value, bounds, from_text=True)
+    # An unpaired surrogate can only come from one of the text's own code points or
+    # from a \u escape in the surrogate range: without either, none needs looking for.
+    check_argument_shape(value, bounds, from_text=_MAY_HOLD_SURROGATES.search(text) is not None)
     if not isinstance(value, dict):
         raise BoundaryError(
             "arguments-not-object", f"tool arguments must be a JSON object, not {json_type(value)}"

@@ -8,6 +8,7 @@ lives here: a type name for messages, an equality that keeps ``true`` apart from
 from __future__ import annotations
 
 import decimal
+import functools
 import json
 import math
 import re
@@ -147,9 +148,33 @@ def _decimal_key(value: Decimal) -> Any:
     return ("decimal", plain)
 
 
+class _DecimalMet(Exception):
+    """Raised by the fast encoder's ``default`` on a finite Decimal."""
+
+
+def _no_decimal(item: Any) -> Any:
+    if isinstance(item, Decimal) and Decimal.is_finite(item):
+        raise _DecimalMet
+    raise TypeError(f"Object of type {type(item).__name__} is not JSON serializable")
+
+
+@functools.lru_cache(maxsize=32)
+def _encoder(options: tuple[tuple[str, Any], ...]) -> json.JSONEncoder:
+    # One encoder per set of options: json.dumps builds a new one on every call.
+    return json.JSONEncoder(default=_no_decimal, **dict(options))
+
+
 def json_text(value: Any, **options: Any) -> str:
     """``json.dumps(value, **options)``, with each finite Decimal written as the
     number it is: json.dumps refuses Decimals, and float() would round them."""
+    try:
+        encoder = _encoder(tuple(sorted(options.items())))
+    except TypeError:  # an unhashable option: an encoder for this call only
+        encoder = json.JSONEncoder(default=_no_decimal, **options)
+    try:
+        return encoder.encode(value)
+    except _DecimalMet:
+        pass  # rare: the Decimal-aware encoding below
     numbers: list[str] = []
     # Each Decimal goes out as a string holding this call's random token, then is
     # replaced by its digits: no string of the value can hold the token.
@@ -162,8 +187,6 @@ def json_text(value: Any, **options: Any) -> str:
         raise TypeError(f"Object of type {type(item).__name__} is not JSON serializable")
 
     text = json.dumps(value, default=number, **options)
-    if not numbers:
-        return text
     return re.sub(f'"{token}([0-9]+)"', lambda found: numbers[int(found.group(1))], text)
 
 

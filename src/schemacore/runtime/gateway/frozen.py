@@ -15,19 +15,29 @@ from typing import Any
 __all__ = ["freeze", "thaw"]
 
 
+# Values returned as they are, without a call: most of any JSON document.
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+
+
 def freeze(value: Any) -> Any:
     """A deep, read-only copy: objects as mapping proxies, arrays as tuples."""
+    if type(value) in _SCALARS:
+        return value
     if isinstance(value, Mapping):
-        return MappingProxyType({key: freeze(item) for key, item in value.items()})
+        return MappingProxyType(
+            {key: item if type(item) in _SCALARS else freeze(item) for key, item in value.items()}
+        )
     if isinstance(value, (list, tuple)):
-        return tuple(freeze(item) for item in value)
+        return tuple([item if type(item) in _SCALARS else freeze(item) for item in value])
     return value
 
 
 def thaw(value: Any) -> Any:
     """A deep, mutable copy as plain JSON types (dicts and lists)."""
+    if type(value) in _SCALARS:
+        return value
     if isinstance(value, Mapping):
-        return {key: thaw(item) for key, item in value.items()}
+        return {key: item if type(item) in _SCALARS else thaw(item) for key, item in value.items()}
     if isinstance(value, (list, tuple)):
-        return [thaw(item) for item in value]
+        return [item if type(item) in _SCALARS else thaw(item) for item in value]
     return value
