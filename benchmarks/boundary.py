@@ -4,23 +4,28 @@ Admits every file of ``../shared/mcp-tools`` (Draft 2020-12, isolate mode), gene
 seeded arguments for each admitted tool (valid ones and a few invalid ones, labelled
 by the engine), warms the validators past their tiering, then times
 ``validate_tool_args(args, tool.input)`` against ``tool.input.validator.is_valid(args)``,
-interleaved, the minimum of the rounds. Prints the ratio per tool (median and max)
-and overall, for valid and invalid arguments apart::
+interleaved, the minimum of the rounds (thread CPU time: the machine may be shared).
+Prints the ratio per tool (median, p90, max) and overall (total time), for valid and
+invalid arguments apart; for invalid ones also against draining ``iter_errors``::
 
     python -m benchmarks.boundary [--rounds N] [--corpus DIR] [--per-tool]
-    python -m benchmarks.boundary --only boundary|is_valid --loops N   # for callgrind
+    python -m benchmarks.boundary --callgrind [--loops N]
 
-``--only`` runs one side a fixed number of times and times nothing, so two
-``valgrind --tool=callgrind`` runs give an instruction count per side.
+``--callgrind`` reruns itself under ``valgrind --tool=callgrind`` and prints the
+instructions per call of ``is_valid`` and of ``validate_tool_args`` on the valid
+arguments, both counted in that one run.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -185,9 +190,22 @@ def _time_is_valid(instances: list[Any], is_valid: Callable[[Any], bool], loops:
     return (time.thread_time_ns() - start) / (loops * len(instances))
 
 
-def measure(cases: list[Case], rounds: int) -> dict[str, list[tuple[str, float]]]:
-    """Per tool and per kind ("valid", "invalid"): boundary time / is_valid time."""
-    ratios: dict[str, list[tuple[str, float]]] = {"valid": [], "invalid": []}
+def _time_errors(instances: list[Any], tool_schema: ToolSchema, loops: int) -> float:
+    iter_errors = tool_schema.validator.iter_errors
+    start = time.thread_time_ns()
+    for _ in range(loops):
+        for instance in instances:
+            list(iter_errors(instance))
+    return (time.thread_time_ns() - start) / (loops * len(instances))
+
+
+Row = tuple[str, float, float, float]  # tool, boundary ns, is_valid ns, iter_errors ns
+
+
+def measure(cases: list[Case], rounds: int) -> dict[str, list[Row]]:
+    """Per tool and per kind ("valid", "invalid"): the minimum over the rounds of
+    validate_tool_args, is_valid and (invalid arguments) draining iter_errors."""
+    rows: dict[str, list[Row]] = {"valid": [], "invalid": []}
     for case in cases:
         ts = case.tool_schema
         is_valid = ts.validator.is_valid
@@ -200,15 +218,98 @@ def measure(cases: list[Case], rounds: int) -> dict[str, list[tuple[str, float]]
                     validate_tool_args(args, ts)
                     is_valid(args)
             loops = max(1, 20_000 // (len(instances) * 20))
-            boundary = checked = float("inf")
+            boundary = checked = errors = float("inf")
             for r in range(rounds):  # interleaved, in alternating order
                 if r % 2:
                     checked = min(checked, _time_is_valid(instances, is_valid, loops))
                 boundary = min(boundary, _time_boundary(instances, ts, loops))
                 if not r % 2:
                     checked = min(checked, _time_is_valid(instances, is_valid, loops))
-            ratios[kind].append((case.name, boundary / checked))
-    return ratios
+                if kind == "invalid":
+                    errors = min(errors, _time_errors(instances, ts, max(1, loops // 4)))
+            rows[kind].append((case.name, boundary, checked, errors))
+    return rows
+
+
+def _phases(cases: list[Case], loops: int) -> None:
+    """is_valid, then validate_tool_args, over every valid argument object, each
+    phase between two ``os.getppid()`` calls (callgrind's dump points)."""
+    pairs = [(c.tool_schema, a) for c in cases for a in c.valid]
+    for ts, args in pairs:
+        for _ in range(20):
+            ts.validator.is_valid(args)
+            validate_tool_args(args, ts)
+    os.getppid()
+    for _ in range(loops):
+        for ts, args in pairs:
+            ts.validator.is_valid(args)
+    os.getppid()
+    for _ in range(loops):
+        for ts, args in pairs:
+            validate_tool_args(args, ts)
+    os.getppid()
+    print(f"calls per phase: {loops * len(pairs)}")
+
+
+def _callgrind(corpus: Path, loops: int) -> int:
+    """Instructions per call of each phase, from one run under callgrind (time-based
+    tiering makes separate runs differ by more than the difference measured)."""
+    with tempfile.TemporaryDirectory() as folder:
+        out = Path(folder) / "out"
+        command = [
+            "valgrind",
+            "--tool=callgrind",
+            "--dump-before=getppid",
+            f"--callgrind-out-file={out}",
+            sys.executable,
+            "-m",
+            "benchmarks.boundary",
+            "--corpus",
+            str(corpus),
+            "--phases",
+            "--loops",
+            str(loops),
+        ]
+        run = subprocess.run(
+            command,
+            capture_output=True,
+            text=True,
+            check=True,
+            cwd=Path(__file__).resolve().parents[1],
+            env={**os.environ, "PYTHONHASHSEED": "0"},
+        )
+        calls = int(run.stdout.split("calls per phase:")[1])
+        counts = []
+        for index in (2, 3):  # dump 1 is everything before the first phase
+            text = Path(f"{out}.{index}").read_text()
+            counts.append(int(text.split("\nsummary: ")[1].split()[0]) / calls)
+    is_valid, boundary = counts
+    print(
+        f"valid arguments, instructions per call: is_valid {is_valid:.0f}, "
+        f"validate_tool_args {boundary:.0f} ({boundary / is_valid:.2f}x)"
+    )
+    return 0
+
+
+def _summary(kind: str, rows: list[Row], per_tool: bool) -> None:
+    ratios = [(name, b / v) for name, b, v, _ in rows]
+    values = [r for _, r in ratios]
+    worst = max(ratios, key=lambda row: row[1])
+    overall = sum(b for _, b, _, _ in rows) / sum(v for _, _, v, _ in rows)
+    print(
+        f"{kind:8} boundary/is_valid: median {statistics.median(values):.2f}x, "
+        f"p90 {statistics.quantiles(values, n=10)[-1]:.2f}x, "
+        f"max {worst[1]:.2f}x ({worst[0]}), overall {overall:.2f}x (total time)"
+    )
+    if kind == "invalid":
+        drained = [b / e for _, b, _, e in rows]
+        print(
+            f"{'':8} boundary/list(iter_errors): median {statistics.median(drained):.2f}x, "
+            f"overall {sum(b for _, b, _, _ in rows) / sum(e for *_, e in rows):.2f}x"
+        )
+    if per_tool:
+        for name, ratio in ratios:
+            print(f"  {ratio:6.2f}  {name}")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -216,42 +317,24 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--corpus", type=Path, default=CORPUS)
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--per-tool", action="store_true")
-    parser.add_argument("--only", choices=("boundary", "is_valid"))
-    parser.add_argument("--loops", type=int, default=200)
-    parser.add_argument("--kind", choices=("valid", "invalid", "both"), default="both")
+    parser.add_argument("--callgrind", action="store_true")
+    parser.add_argument("--phases", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--loops", type=int, default=2)
     options = parser.parse_args(argv)
     if not options.corpus.is_dir():
         print(f"error: no MCP tool corpus at {options.corpus}", file=sys.stderr)
         return 2
+    if options.callgrind:
+        return _callgrind(options.corpus, options.loops)
     cases = load_cases(options.corpus)
-    if options.only:
-        kinds = ("valid", "invalid") if options.kind == "both" else (options.kind,)
-        pairs = [(c, a) for c in cases for kind in kinds for a in getattr(c, kind)]
-        for case, args in pairs:
-            for _ in range(20):
-                case.tool_schema.validator.is_valid(args)
-        for _ in range(options.loops):
-            for case, args in pairs:
-                if options.only == "boundary":
-                    validate_tool_args(args, case.tool_schema)
-                else:
-                    case.tool_schema.validator.is_valid(args)
+    if options.phases:
+        _phases(cases, options.loops)
         return 0
     valid = sum(len(c.valid) for c in cases)
     invalid = sum(len(c.invalid) for c in cases)
     print(f"{len(cases)} tools, {valid} valid and {invalid} invalid argument objects")
-    ratios = measure(cases, options.rounds)
-    for kind, rows in ratios.items():
-        values = [r for _, r in rows]
-        worst = max(rows, key=lambda row: row[1])
-        print(
-            f"{kind:8} boundary/is_valid: median {statistics.median(values):.2f}x, "
-            f"p90 {statistics.quantiles(values, n=10)[-1]:.2f}x, "
-            f"max {worst[1]:.2f}x ({worst[0]}), geomean {statistics.geometric_mean(values):.2f}x"
-        )
-        if options.per_tool:
-            for name, ratio in rows:
-                print(f"  {ratio:6.2f}  {name}")
+    for kind, rows in measure(cases, options.rounds).items():
+        _summary(kind, rows, options.per_tool)
     return 0
 
 
