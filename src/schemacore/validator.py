@@ -190,7 +190,9 @@ class Validator:
             if self._memoises:
                 state.forget()
         calls[1] += perf_counter() - started
-        if calls[1] >= calls[2] and self._compiler.promote_for(calls[3]):
+        compiler = self._compiler
+        # Written already when deep recursion had it written at once (calls.recursion).
+        if compiler.promoted or (calls[1] >= calls[2] and compiler.promote_for(calls[3])):
             calls[0] = True
         return result
 

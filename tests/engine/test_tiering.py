@@ -177,3 +177,16 @@ def test_suite_at_every_step_of_writing(draft: str) -> None:
             if v._calls[0]:
                 break
     assert checked > 500
+
+
+def test_code_written_during_a_call_ends_the_warm_path() -> None:
+    # Deep recursion writes all the code at once, inside a call (calls.recursion):
+    # the next call finds it written and takes the generated path from then on.
+    v = schemacore.compile({"items": {"$ref": "#"}})
+    v._calls[2] = float("inf")  # the time spent alone never justifies writing
+    deep: list[Any] = []
+    for _ in range(40):
+        deep = [deep]
+    assert v.is_valid(deep)
+    assert v._compiler.promoted
+    assert v._calls[0]
