@@ -275,15 +275,18 @@ def _agreeing(
                 peer = compile(case.tool.schema)
             except Exception as exc:
                 bad.setdefault(case.tool.id, []).append(
-                    f"{name} failed to compile: {type(exc).__name__}: {str(exc)[:100]}")
+                    f"{name} failed to compile: {type(exc).__name__}: {str(exc)[:100]}"
+                )
                 continue
             for instance in case.instances:
                 problem = disagreement(reference, peer, instance, _show(instance))
                 if problem is not None:
                     bad.setdefault(case.tool.id, []).append(f"{name} on {problem}")
     if bad:
-        notes.append(f"!! {len(bad)} tools DROPPED FOR EVERY PEER because a peer disagreed "
-                     "with schemacore there:")
+        notes.append(
+            f"!! {len(bad)} tools DROPPED FOR EVERY PEER because a peer disagreed "
+            "with schemacore there:"
+        )
         for tool_id, problems in list(bad.items())[:SHOWN_DROPS]:
             notes.append(f"!!   {tool_id}: {'; '.join(problems[:2])}")
     return [case for case in cases if case.tool.id not in bad]
@@ -292,20 +295,75 @@ def _agreeing(
 # Keywords that mean the same under draft 7 as under 2020-12 (formats and defaults are
 # annotations for every peer); a schema using only these, with no array-form "items"
 # and no "$ref" beside other assertions, is what fastjsonschema (draft 7) may run.
-_DRAFT7_ALIKE = frozenset({
-    "type", "properties", "required", "additionalProperties", "enum", "const",
-    "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf",
-    "minLength", "maxLength", "pattern", "items", "minItems", "maxItems", "uniqueItems",
-    "anyOf", "oneOf", "allOf", "not", "if", "then", "else", "contains",
-    "patternProperties", "propertyNames", "minProperties", "maxProperties",
-    "$ref", "$defs", "title", "description", "default", "examples", "format",
-    "$comment", "readOnly", "writeOnly", "deprecated", "contentEncoding",
-    "contentMediaType",
-})
-_ANNOTATIONS = frozenset({"title", "description", "default", "examples", "$comment",
-                          "readOnly", "writeOnly", "deprecated"})
-_IN_PLACE = ("items", "additionalProperties", "not", "if", "then", "else", "contains",
-             "propertyNames")
+_DRAFT7_ALIKE = frozenset(
+    {
+        "type",
+        "properties",
+        "required",
+        "additionalProperties",
+        "enum",
+        "const",
+        "minimum",
+        "maximum",
+        "exclusiveMinimum",
+        "exclusiveMaximum",
+        "multipleOf",
+        "minLength",
+        "maxLength",
+        "pattern",
+        "items",
+        "minItems",
+        "maxItems",
+        "uniqueItems",
+        "anyOf",
+        "oneOf",
+        "allOf",
+        "not",
+        "if",
+        "then",
+        "else",
+        "contains",
+        "patternProperties",
+        "propertyNames",
+        "minProperties",
+        "maxProperties",
+        "$ref",
+        "$defs",
+        "title",
+        "description",
+        "default",
+        "examples",
+        "format",
+        "$comment",
+        "readOnly",
+        "writeOnly",
+        "deprecated",
+        "contentEncoding",
+        "contentMediaType",
+    }
+)
+_ANNOTATIONS = frozenset(
+    {
+        "title",
+        "description",
+        "default",
+        "examples",
+        "$comment",
+        "readOnly",
+        "writeOnly",
+        "deprecated",
+    }
+)
+_IN_PLACE = (
+    "items",
+    "additionalProperties",
+    "not",
+    "if",
+    "then",
+    "else",
+    "contains",
+    "propertyNames",
+)
 _BY_NAME = ("properties", "patternProperties", "$defs")
 _BY_INDEX = ("anyOf", "oneOf", "allOf")
 
@@ -333,9 +391,9 @@ def _draft7_alike(schema: Any) -> bool:
 # agent
 
 
-def _agent_figures(servers: Sequence[str], counts: Sequence[int]) -> Callable[
-    [dict[str, list[list[int]]]], list[Figure]
-]:
+def _agent_figures(
+    servers: Sequence[str], counts: Sequence[int]
+) -> Callable[[dict[str, list[list[int]]]], list[Figure]]:
     """Compiles: each tool's fastest, summed. Calls: each call's median over the rounds
     (a preempted call in one round does not count), then each tool's slowest."""
     github = [i for i, server in enumerate(servers) if server == GITHUB]
@@ -356,15 +414,24 @@ def _agent_figures(servers: Sequence[str], counts: Sequence[int]) -> Callable[
                 spikes[peer] = sum(worst[g] for g in github) / sum(compiles[g] for g in github)
             slowest[peer] = max(worst)
         figures = [
-            Figure("agent_compile_min_sum",
-                   f"compile: sum of each tool's fastest, {len(counts)} tools", "time", mins),
+            Figure(
+                "agent_compile_min_sum",
+                f"compile: sum of each tool's fastest, {len(counts)} tools",
+                "time",
+                mins,
+            ),
             Figure("agent_slowest_call", "slowest call of any tool", "time", slowest),
         ]
         if github:
-            figures.insert(1, Figure(
-                "agent_github_spikes",
-                f"{GITHUB}, {len(github)} tools: sum of slowest calls / of compiles",
-                "ratio", spikes))
+            figures.insert(
+                1,
+                Figure(
+                    "agent_github_spikes",
+                    f"{GITHUB}, {len(github)} tools: sum of slowest calls / of compiles",
+                    "ratio",
+                    spikes,
+                ),
+            )
         return figures
 
     return reduce
@@ -384,33 +451,64 @@ def _prepare_agent(sizes: Sizes) -> Prepare:
             "generated argument objects: compile + every call, fresh validators each round"
         )
         compiled = {n: [c(s) for s, _ in groups] for n, c in compilers.items()}
-        pairs = {n: [(v.is_valid, x) for v, (_, xs) in zip(vs, groups, strict=True) for x in xs]
-                 for n, vs in compiled.items()}
+        pairs = {
+            n: [(v.is_valid, x) for v, (_, xs) in zip(vs, groups, strict=True) for x in xs]
+            for n, vs in compiled.items()
+        }
         result.rows += [
-            Row("agent_end_to_end", f"compile + {calls:,} calls, {len(groups)} tools",
-                "corpus", 1, False, {n: end_to_end(c, groups) for n, c in compilers.items()}),
-            Row("agent_compile", "compile every tool schema", "schema", len(groups), False,
-                {n: compile_all(c, [s for s, _ in groups]) for n, c in compilers.items()}),
-            Row("agent_is_valid", "is_valid, every call (precompiled)", "call", calls, False,
-                {n: paired(p, drain=False) for n, p in pairs.items()}),
+            Row(
+                "agent_end_to_end",
+                f"compile + {calls:,} calls, {len(groups)} tools",
+                "corpus",
+                1,
+                False,
+                {n: end_to_end(c, groups) for n, c in compilers.items()},
+            ),
+            Row(
+                "agent_compile",
+                "compile every tool schema",
+                "schema",
+                len(groups),
+                False,
+                {n: compile_all(c, [s for s, _ in groups]) for n, c in compilers.items()},
+            ),
+            Row(
+                "agent_is_valid",
+                "is_valid, every call (precompiled)",
+                "call",
+                calls,
+                False,
+                {n: paired(p, drain=False) for n, p in pairs.items()},
+            ),
         ]
         # fastjsonschema runs draft 7 only: the tools whose schemas mean the same there.
         fast = _compilers(peers, "agent", True, None).get("fastjsonschema")
         alike = [c for c in kept if _draft7_alike(c.tool.schema)]
         if fast is not None and alike:
             with_fast = {**compilers, "fastjsonschema": fast}
-            alike = _agreeing(alike, {REFERENCE: compilers[REFERENCE], "fastjsonschema": fast},
-                              notes)
+            alike = _agreeing(
+                alike, {REFERENCE: compilers[REFERENCE], "fastjsonschema": fast}, notes
+            )
             sub = [(c.tool.schema, c.instances) for c in alike]
             sub_calls = sum(len(xs) for _, xs in sub)
-            result.rows.append(Row(
-                "agent_end_to_end_draft7",
-                f"the same, the {len(sub)} tools draft 7 reads alike ({sub_calls:,} calls)",
-                "corpus", 1, False, {n: end_to_end(c, sub) for n, c in with_fast.items()}))
+            result.rows.append(
+                Row(
+                    "agent_end_to_end_draft7",
+                    f"the same, the {len(sub)} tools draft 7 reads alike ({sub_calls:,} calls)",
+                    "corpus",
+                    1,
+                    False,
+                    {n: end_to_end(c, sub) for n, c in with_fast.items()},
+                )
+            )
         counts = [len(xs) for _, xs in groups]
-        result.probes.append(Probe(
-            "agent_shots", {n: _shots(c, groups) for n, c in compilers.items()},
-            _agent_figures([c.tool.server for c in kept], counts)))
+        result.probes.append(
+            Probe(
+                "agent_shots",
+                {n: _shots(c, groups) for n, c in compilers.items()},
+                _agent_figures([c.tool.server for c in kept], counts),
+            )
+        )
 
     return prepare
 
@@ -419,16 +517,17 @@ def _prepare_agent(sizes: Sizes) -> Prepare:
 # first-calls
 
 
-def _latency_figures(key: str, what: str, counts: Sequence[int]) -> Callable[
-    [dict[str, list[list[int]]]], list[Figure]
-]:
+def _latency_figures(
+    key: str, what: str, counts: Sequence[int]
+) -> Callable[[dict[str, list[list[int]]]], list[Figure]]:
     """p50/p99/max of the per-position medians of the first calls (pooled over the
     groups), the worst single sample, the compile, and slowest call / compile."""
     single = len(counts) == 1
 
     def reduce(samples: dict[str, list[list[int]]]) -> list[Figure]:
-        values: dict[str, dict[str, float]] = {k: {} for k in
-                                               ("compile", "p50", "p99", "max", "worst", "spike")}
+        values: dict[str, dict[str, float]] = {
+            k: {} for k in ("compile", "p50", "p99", "max", "worst", "spike")
+        }
         for peer, rounds in samples.items():
             if not rounds:
                 continue
@@ -450,24 +549,37 @@ def _latency_figures(key: str, what: str, counts: Sequence[int]) -> Callable[
             values["spike"][peer] = slowest / compile_sum if compile_sum else 0.0
         n = counts[0] if single else max(counts)
         return [
-            Figure(f"{key}_compile", f"{what}: compile" + ("" if single else ", sum"), "time",
-                   values["compile"]),
+            Figure(
+                f"{key}_compile",
+                f"{what}: compile" + ("" if single else ", sum"),
+                "time",
+                values["compile"],
+            ),
             Figure(f"{key}_p50", f"{what}: first {n} calls, p50", "time", values["p50"]),
             Figure(f"{key}_p99", f"{what}: first {n} calls, p99", "time", values["p99"]),
             Figure(f"{key}_max", f"{what}: first {n} calls, max", "time", values["max"]),
-            Figure(f"{key}_worst", f"{what}: worst single sample, any round", "time",
-                   values["worst"]),
-            Figure(f"{key}_spike",
-                   f"{what}: slowest call / compile" if single
-                   else f"{what}: sum of slowest calls / sum of compiles", "ratio",
-                   values["spike"]),
+            Figure(
+                f"{key}_worst", f"{what}: worst single sample, any round", "time", values["worst"]
+            ),
+            Figure(
+                f"{key}_spike",
+                f"{what}: slowest call / compile"
+                if single
+                else f"{what}: sum of slowest calls / sum of compiles",
+                "ratio",
+                values["spike"],
+            ),
         ]
 
     return reduce
 
 
 def _single_probe(
-    key: str, what: str, workload: wl.Workload, compilers: dict[str, Compiler], calls: int,
+    key: str,
+    what: str,
+    workload: wl.Workload,
+    compilers: dict[str, Compiler],
+    calls: int,
     notes: list[str],
 ) -> Probe:
     compiled = compile_all_peers(compilers, workload.schema, notes)
@@ -477,8 +589,11 @@ def _single_probe(
     # Valid and invalid alternate, as calls of an agent do.
     mixed = [x for pair in zip(workload.valid, workload.invalid, strict=False) for x in pair]
     groups = [(workload.schema, _cycle(mixed, calls))]
-    return Probe(key, {n: _shots(c, groups) for n, c in compilers.items() if n in kept},
-                 _latency_figures(key, what, [calls]))
+    return Probe(
+        key,
+        {n: _shots(c, groups) for n, c in compilers.items() if n in kept},
+        _latency_figures(key, what, [calls]),
+    )
 
 
 def _prepare_first_calls(sizes: Sizes) -> Prepare:
@@ -490,10 +605,17 @@ def _prepare_first_calls(sizes: Sizes) -> Prepare:
         assert isinstance(tool_args, wl.Workload)
         wide = wl.wide_object(sizes.wide_properties, sizes.wide_instances)
         result.probes += [
-            _single_probe("first_tool_args", "(a) tool-args", tool_args, compilers,
-                          sizes.first_calls, notes),
-            _single_probe("first_wide", f"(b) {sizes.wide_properties:,} properties", wide,
-                          compilers, sizes.first_calls, notes),
+            _single_probe(
+                "first_tool_args", "(a) tool-args", tool_args, compilers, sizes.first_calls, notes
+            ),
+            _single_probe(
+                "first_wide",
+                f"(b) {sizes.wide_properties:,} properties",
+                wide,
+                compilers,
+                sizes.first_calls,
+                notes,
+            ),
         ]
         try:
             mcp_corpus.load()
@@ -503,14 +625,24 @@ def _prepare_first_calls(sizes: Sizes) -> Prepare:
         corpus_compilers = _compilers(peers, "first-calls", False, None)
         corpus = _corpus(sizes, corpus_compilers[REFERENCE])
         kept = _agreeing(corpus.cases, corpus_compilers, notes)
-        groups = [(c.tool.schema, _cycle(c.instances, sizes.first_calls)) for c in kept
-                  if c.instances]
-        result.probes.append(Probe(
-            "first_corpus", {n: _shots(c, groups) for n, c in corpus_compilers.items()},
-            _latency_figures("first_corpus", f"(c) MCP corpus, {len(groups)} tools",
-                             [sizes.first_calls] * len(groups))))
-        notes.append("first calls: call j's median over the rounds, for each j, then the "
-                     "percentiles over those (pooled over the tools for the corpus)")
+        groups = [
+            (c.tool.schema, _cycle(c.instances, sizes.first_calls)) for c in kept if c.instances
+        ]
+        result.probes.append(
+            Probe(
+                "first_corpus",
+                {n: _shots(c, groups) for n, c in corpus_compilers.items()},
+                _latency_figures(
+                    "first_corpus",
+                    f"(c) MCP corpus, {len(groups)} tools",
+                    [sizes.first_calls] * len(groups),
+                ),
+            )
+        )
+        notes.append(
+            "first calls: call j's median over the rounds, for each j, then the "
+            "percentiles over those (pooled over the tools for the corpus)"
+        )
 
     return prepare
 
@@ -534,8 +666,9 @@ def _prepare_many_errors(sizes: Sizes) -> Prepare:
         bad = [f"item-{i}" for i in range(n)]
         compilers = _compilers(peers, "many-errors", True, notes)
         compiled = compile_all_peers(compilers, ARRAY_OF_INTEGERS, notes)
-        compiled = check_peers(compiled, [(f"{n:,} integers", good, True),
-                                          (f"{n:,} strings", bad, False)], notes)
+        compiled = check_peers(
+            compiled, [(f"{n:,} integers", good, True), (f"{n:,} strings", bad, False)], notes
+        )
         by_name = {p.name: p for p in peers}
         raisers: dict[str, Callable[[Any], None]] = {}
         for name, c in compiled.items():
@@ -545,25 +678,41 @@ def _prepare_many_errors(sizes: Sizes) -> Prepare:
             if _raises(raiser, bad) and not _raises(raiser, good):
                 raisers[name] = raiser
             else:
-                notes.append(f"!! {name}: its validate call does not raise exactly for the "
-                             "invalid array: DROPPED from the validate rows")
+                notes.append(
+                    f"!! {name}: its validate call does not raise exactly for the "
+                    "invalid array: DROPPED from the validate rows"
+                )
         first: dict[str, Runner] = {
             name: looped(_first_error(c.iter_errors), [bad])
-            for name, c in compiled.items() if c.iter_errors is not None
+            for name, c in compiled.items()
+            if c.iter_errors is not None
         }
         if "fastjsonschema" in raisers:  # its check raises the first error it meets
             first["fastjsonschema"] = raising(raisers.pop("fastjsonschema"), bad)
         result.rows += [
-            Row("errors_validate", f"validate(), {n:,} wrong items: raise one error",
-                "call", 1, False, {name: raising(r, bad) for name, r in raisers.items()}),
-            Row("errors_first", "the first error: next(iter_errors(x))", "call", 1, False,
-                first),
-            Row("errors_is_valid", "is_valid (for scale)", "call", 1, False,
-                {name: looped(c.is_valid, [bad]) for name, c in compiled.items()}),
+            Row(
+                "errors_validate",
+                f"validate(), {n:,} wrong items: raise one error",
+                "call",
+                1,
+                False,
+                {name: raising(r, bad) for name, r in raisers.items()},
+            ),
+            Row("errors_first", "the first error: next(iter_errors(x))", "call", 1, False, first),
+            Row(
+                "errors_is_valid",
+                "is_valid (for scale)",
+                "call",
+                1,
+                False,
+                {name: looped(c.is_valid, [bad]) for name, c in compiled.items()},
+            ),
         ]
-        notes.append("validate(): schemacore Validator.validate and jsonschema "
-                     "best_match(iter_errors) (what jsonschema.validate raises) pick the "
-                     "best error; jsonschema-rs validate raises the first")
+        notes.append(
+            "validate(): schemacore Validator.validate and jsonschema "
+            "best_match(iter_errors) (what jsonschema.validate raises) pick the "
+            "best error; jsonschema-rs validate raises the first"
+        )
 
     return prepare
 
@@ -580,9 +729,7 @@ def _raises(fn: Callable[[Any], None], instance: Any) -> bool:
 # runtime
 
 
-def _tool_args_runner(
-    check: Callable[[Any, Any], Any], pairs: Sequence[tuple[Any, Any]]
-) -> Runner:
+def _tool_args_runner(check: Callable[[Any, Any], Any], pairs: Sequence[tuple[Any, Any]]) -> Runner:
     def run(loops: int) -> int:
         repeat = range(loops)
         start = time.perf_counter_ns()
@@ -617,33 +764,64 @@ def _prepare_runtime(sizes: Sizes) -> Prepare:
                     mismatches.append(f"{case.tool.id} {_show(instance, 100)}")
                 calls[label].append((tool_schema, instance))
         if mismatches:
-            notes.append(f"!! validate_tool_args and is_valid differ on {len(mismatches)} "
-                         f"calls: {'; '.join(mismatches[:3])}")
+            notes.append(
+                f"!! validate_tool_args and is_valid differ on {len(mismatches)} "
+                f"calls: {'; '.join(mismatches[:3])}"
+            )
         schemas = [case.tool.schema for _, case in admitted]
-        result.title = (f"schemacore.runtime on the MCP corpus: validate_tool_args against "
-                        f"is_valid, {len(admitted)} admitted tools")
-        admit = Row("runtime_admit", "validate_schema, every tool", "schema", len(schemas),
-                    False, {REFERENCE: looped(rt.validate_schema, schemas)})
-        plain = Row("runtime_compile", "schemacore.compile, every tool", "schema",
-                    len(schemas), False, {REFERENCE: looped(schemacore.compile, schemas)})
+        result.title = (
+            f"schemacore.runtime on the MCP corpus: validate_tool_args against "
+            f"is_valid, {len(admitted)} admitted tools"
+        )
+        admit = Row(
+            "runtime_admit",
+            "validate_schema, every tool",
+            "schema",
+            len(schemas),
+            False,
+            {REFERENCE: looped(rt.validate_schema, schemas)},
+        )
+        plain = Row(
+            "runtime_compile",
+            "schemacore.compile, every tool",
+            "schema",
+            len(schemas),
+            False,
+            {REFERENCE: looped(schemacore.compile, schemas)},
+        )
         result.rows += [admit, plain]
-        result.derive.append(row_quotient(
-            "runtime_admit_over_compile", "validate_schema / compile", admit, plain))
+        result.derive.append(
+            row_quotient("runtime_admit_over_compile", "validate_schema / compile", admit, plain)
+        )
         every = calls[True] + calls[False]
         for tag, chosen in (("valid", calls[True]), ("invalid", calls[False]), ("all", every)):
             if not chosen:
                 continue
-            runtime = Row(f"runtime_args_{tag}", f"validate_tool_args, {len(chosen):,} {tag}",
-                          "call", len(chosen), False,
-                          {REFERENCE: _tool_args_runner(rt.validate_tool_args, chosen)})
-            engine = Row(f"runtime_is_valid_{tag}", f"is_valid, the same {len(chosen):,}",
-                         "call", len(chosen), False,
-                         {REFERENCE: paired([(ts.validator.is_valid, x) for ts, x in chosen],
-                                            drain=False)})
+            runtime = Row(
+                f"runtime_args_{tag}",
+                f"validate_tool_args, {len(chosen):,} {tag}",
+                "call",
+                len(chosen),
+                False,
+                {REFERENCE: _tool_args_runner(rt.validate_tool_args, chosen)},
+            )
+            engine = Row(
+                f"runtime_is_valid_{tag}",
+                f"is_valid, the same {len(chosen):,}",
+                "call",
+                len(chosen),
+                False,
+                {REFERENCE: paired([(ts.validator.is_valid, x) for ts, x in chosen], drain=False)},
+            )
             result.rows += [runtime, engine]
-            result.derive.append(row_quotient(
-                f"runtime_over_is_valid_{tag}", f"validate_tool_args / is_valid, {tag} calls",
-                runtime, engine))
+            result.derive.append(
+                row_quotient(
+                    f"runtime_over_is_valid_{tag}",
+                    f"validate_tool_args / is_valid, {tag} calls",
+                    runtime,
+                    engine,
+                )
+            )
 
     return prepare
 
@@ -659,12 +837,13 @@ def _prepare_outputs(sizes: Sizes) -> Prepare:
         notes = result.notes
         records = wl.records(sizes.records)
         # (key tag, label, document, valid); the invalid one has 1 bad record in 100.
-        docs = [("valid", "valid", records.valid[0], True),
-                ("bad", "1% bad", records.invalid[-1], False)]
+        docs = [
+            ("valid", "valid", records.valid[0], True),
+            ("bad", "1% bad", records.invalid[-1], False),
+        ]
         compilers = _compilers(peers, "output-formats", True, notes)
         compiled = compile_all_peers(compilers, records.schema, notes)
-        compiled = check_peers(compiled, [(f"{t} document", d, v) for _, t, d, v in docs],
-                               notes)
+        compiled = check_peers(compiled, [(f"{t} document", d, v) for _, t, d, v in docs], notes)
         by_name = {p.name: p for p in peers}
         writers: dict[str, dict[str, Callable[[Any], Any]]] = {}
         for name, c in compiled.items():
@@ -679,29 +858,52 @@ def _prepare_outputs(sizes: Sizes) -> Prepare:
                 else:
                     notes.append(f"!! {name}: output({fmt!r}) disagrees on 'valid': DROPPED")
         for tag, label, doc, _ in docs:
-            base = Row(f"outputs_is_valid_{tag}", f"is_valid, {label} document", "document", 1,
-                       False, {n: looped(compiled[n].is_valid, [doc]) for n in writers})
+            base = Row(
+                f"outputs_is_valid_{tag}",
+                f"is_valid, {label} document",
+                "document",
+                1,
+                False,
+                {n: looped(compiled[n].is_valid, [doc]) for n in writers},
+            )
             result.rows.append(base)
             for fmt in ("flag", "basic", "list"):
-                row = Row(f"outputs_{fmt}_{tag}", f'evaluate + output("{fmt}"), {label}',
-                          "document", 1, False,
-                          {n: looped(w[fmt], [doc]) for n, w in writers.items() if fmt in w},
-                          max_rounds=SLOW_ROUNDS)
+                row = Row(
+                    f"outputs_{fmt}_{tag}",
+                    f'evaluate + output("{fmt}"), {label}',
+                    "document",
+                    1,
+                    False,
+                    {n: looped(w[fmt], [doc]) for n, w in writers.items() if fmt in w},
+                    max_rounds=SLOW_ROUNDS,
+                )
                 result.rows.append(row)
-                result.derive.append(row_quotient(
-                    f"outputs_{fmt}_over_is_valid_{tag}",
-                    f"{fmt} / is_valid, {label} document", row, base))
+                result.derive.append(
+                    row_quotient(
+                        f"outputs_{fmt}_over_is_valid_{tag}",
+                        f"{fmt} / is_valid, {label} document",
+                        row,
+                        base,
+                    )
+                )
         notes.append(f"evaluate rows: {SLOW_ROUNDS} rounds at most (seconds a sample)")
         # Memory: what evaluate + output("basic") needs at its peak (Python heap only).
         basic = writers.get(REFERENCE, {}).get("basic")
         if basic is not None:
             print(f"[{result.name}] tracemalloc of evaluate + basic", file=log, flush=True)
             peak = _peak(basic, records.valid[0])
-            result.figures.append(Figure(
-                "outputs_basic_peak", 'evaluate + output("basic"), valid: tracemalloc peak',
-                "bytes", {REFERENCE: peak}))
-        result.title = (f"evaluate(x).output(fmt) against is_valid on the records document "
-                        f"({sizes.records:,} records)")
+            result.figures.append(
+                Figure(
+                    "outputs_basic_peak",
+                    'evaluate + output("basic"), valid: tracemalloc peak',
+                    "bytes",
+                    {REFERENCE: peak},
+                )
+            )
+        result.title = (
+            f"evaluate(x).output(fmt) against is_valid on the records document "
+            f"({sizes.records:,} records)"
+        )
 
     return prepare
 
@@ -720,8 +922,7 @@ def _peak(fn: Callable[[Any], Any], instance: Any) -> float:
 # memory
 
 
-def _held(compile: Compiler, schema: Any, instances: Sequence[Any], calls: int
-          ) -> tuple[int, int]:
+def _held(compile: Compiler, schema: Any, instances: Sequence[Any], calls: int) -> tuple[int, int]:
     """Bytes (Python heap, tracemalloc) held after a compile, then after ``calls`` calls
     (whatever the validator builds lazily or caches counts), the validator alive."""
     gc.collect()
@@ -748,8 +949,7 @@ def _memory_subjects(sizes: Sizes) -> list[tuple[str, str, Any, list[Any], bool]
     records = wl.records(100)  # the validator's size does not depend on the document
     wide = wl.wide_object(sizes.wide_properties, sizes.wide_instances)
     subjects = [
-        ("tool_args", "tool-args", tool_args.schema, [*tool_args.valid, *tool_args.invalid],
-         True),
+        ("tool_args", "tool-args", tool_args.schema, [*tool_args.valid, *tool_args.invalid], True),
         ("records", "records", records.schema, [*records.valid, *records.invalid], True),
     ]
     try:
@@ -761,10 +961,24 @@ def _memory_subjects(sizes: Sizes) -> list[tuple[str, str, Any, list[Any], bool]
         # The biggest schema of the biggest server: a large real tool.
         tool = max(github, key=lambda t: len(json.dumps(t.schema)))
         made = argsgen.generate(tool.schema, random.Random(f"agent:{tool.id}"), 10, 10)
-        subjects.append(("mcp_tool", f"MCP {tool.id}", tool.schema,
-                         [g.instance for g in made], _draft7_alike(tool.schema)))
-    subjects.append(("wide", f"{sizes.wide_properties:,} properties", wide.schema,
-                     [*wide.valid, *wide.invalid], True))
+        subjects.append(
+            (
+                "mcp_tool",
+                f"MCP {tool.id}",
+                tool.schema,
+                [g.instance for g in made],
+                _draft7_alike(tool.schema),
+            )
+        )
+    subjects.append(
+        (
+            "wide",
+            f"{sizes.wide_properties:,} properties",
+            wide.schema,
+            [*wide.valid, *wide.invalid],
+            True,
+        )
+    )
     return subjects
 
 
@@ -774,10 +988,13 @@ def _prepare_memory(sizes: Sizes) -> Prepare:
         traced = [p for p in peers if not p.missing and p.has_compile and p.traced_memory]
         for peer in peers:
             if not peer.missing and peer.has_compile and not peer.traced_memory:
-                notes.append(f"{peer.name}: n/a: its heap is not Python's, tracemalloc "
-                             "cannot see it")
-        compilers = {True: _compilers(traced, "memory", True, None),
-                     False: _compilers(traced, "memory", False, None)}
+                notes.append(
+                    f"{peer.name}: n/a: its heap is not Python's, tracemalloc cannot see it"
+                )
+        compilers = {
+            True: _compilers(traced, "memory", True, None),
+            False: _compilers(traced, "memory", False, None),
+        }
         subjects = _memory_subjects(sizes)
         if not any(s[0] == "mcp_tool" for s in subjects):
             notes.append("MCP tool: skipped: the corpus is unavailable")
@@ -795,19 +1012,27 @@ def _prepare_memory(sizes: Sizes) -> Prepare:
                 for i in range(calls):
                     warm.is_valid(instances[i % len(instances)])
                 del warm
-                shots = [_held(compile, schema, instances, calls)
-                         for _ in range(sizes.memory_repeats)]
+                shots = [
+                    _held(compile, schema, instances, calls) for _ in range(sizes.memory_repeats)
+                ]
                 after_compile[name] = float(min(s[0] for s in shots))
                 after_calls[name] = float(min(s[1] for s in shots))
             result.figures += [
-                Figure(f"memory_{key}_compiled", f"{label}: held after compile", "bytes",
-                       after_compile),
-                Figure(f"memory_{key}_warm", f"{label}: held after compile + {calls} calls",
-                       "bytes", after_calls),
+                Figure(
+                    f"memory_{key}_compiled", f"{label}: held after compile", "bytes", after_compile
+                ),
+                Figure(
+                    f"memory_{key}_warm",
+                    f"{label}: held after compile + {calls} calls",
+                    "bytes",
+                    after_calls,
+                ),
             ]
-        notes.append(f"memory: min of {sizes.memory_repeats} fresh compiles after a warm-up "
-                     "compile (process-wide caches excluded); python-jsonschema builds most "
-                     "of its state on first use, hence the 'after calls' figures")
+        notes.append(
+            f"memory: min of {sizes.memory_repeats} fresh compiles after a warm-up "
+            "compile (process-wide caches excluded); python-jsonschema builds most "
+            "of its state on first use, hence the 'after calls' figures"
+        )
 
     return prepare
 
@@ -828,7 +1053,8 @@ def _import_env(cache: str) -> dict[str, str]:
     env = dict(os.environ)
     # The child imports this checkout's schemacore, as the parent does.
     env["PYTHONPATH"] = os.pathsep.join(
-        [str(REPO_ROOT / "src"), *filter(None, [env.get("PYTHONPATH")])])
+        [str(REPO_ROOT / "src"), *filter(None, [env.get("PYTHONPATH")])]
+    )
     # With bytecode cached, as an installed package has it; in a scratch folder, so
     # nothing is written into the checkout or site-packages.
     env.pop("PYTHONDONTWRITEBYTECODE", None)
@@ -841,7 +1067,11 @@ def _import_once(module: str, env: dict[str, str]) -> tuple[int, str]:
     file it came from."""
     done = subprocess.run(
         [sys.executable, "-c", _IMPORT_CODE.format(module=module)],
-        env=env, capture_output=True, text=True, check=True, timeout=120,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
     )
     elapsed, _, where = done.stdout.strip().partition(" ")
     return int(elapsed), where
@@ -874,23 +1104,39 @@ def _prepare_import(sizes: Sizes) -> Prepare:
             result.notes.append(f"!! the child imported schemacore from {where}")
 
         def reduce(samples: dict[str, list[list[int]]]) -> list[Figure]:
-            first = {n: float(min(r[0] for r in rounds)) for n, rounds in samples.items()
-                     if rounds}
+            first = {n: float(min(r[0] for r in rounds)) for n, rounds in samples.items() if rounds}
             runtime = [r[1] for r in samples.get(REFERENCE, [])]
-            figures = [Figure("import_library", "import schemacore (each peer: its own "
-                              "module), min over the rounds", "time", first)]
+            figures = [
+                Figure(
+                    "import_library",
+                    "import schemacore (each peer: its own module), min over the rounds",
+                    "time",
+                    first,
+                )
+            ]
             if runtime:
-                figures.append(Figure("import_runtime", "import schemacore.runtime", "time",
-                                      {REFERENCE: float(min(runtime))}))
+                figures.append(
+                    Figure(
+                        "import_runtime",
+                        "import schemacore.runtime",
+                        "time",
+                        {REFERENCE: float(min(runtime))},
+                    )
+                )
             return figures
 
-        result.probes.append(Probe(
-            "import", {n: _import_runner(m, sizes.import_runs, cache)
-                       for n, m in modules.items()},
-            reduce))
-        result.notes.append("import: a fresh interpreter per import, timed around the "
-                            "import statement inside it (interpreter startup excluded), "
-                            "bytecode cached by the warm-up run")
+        result.probes.append(
+            Probe(
+                "import",
+                {n: _import_runner(m, sizes.import_runs, cache) for n, m in modules.items()},
+                reduce,
+            )
+        )
+        result.notes.append(
+            "import: a fresh interpreter per import, timed around the "
+            "import statement inside it (interpreter startup excluded), "
+            "bytecode cached by the warm-up run"
+        )
 
     return prepare
 
@@ -899,8 +1145,7 @@ def _prepare_import(sizes: Sizes) -> Prepare:
 
 _BUILDERS: dict[str, tuple[str, Callable[[Sizes], Prepare]]] = {
     "agent": ("the MCP corpus, compile + calls, fresh validators", _prepare_agent),
-    "first-calls": ("latency of each of a fresh validator's first calls",
-                    _prepare_first_calls),
+    "first-calls": ("latency of each of a fresh validator's first calls", _prepare_first_calls),
     "many-errors": ("validate() on an array of wrong items", _prepare_many_errors),
     "runtime": ("schemacore.runtime against is_valid", _prepare_runtime),
     "output-formats": ("evaluate + output formats against is_valid", _prepare_outputs),

@@ -19,8 +19,25 @@ from urllib.parse import unquote
 
 __all__ = ["Generated", "generate"]
 
-_WORDS = ("alpha", "bravo", "cedar", "delta", "ember", "falcon", "garnet", "harbor", "indigo",
-          "juniper", "kestrel", "lumen", "maple", "nectar", "onyx", "pepper", "quartz")
+_WORDS = (
+    "alpha",
+    "bravo",
+    "cedar",
+    "delta",
+    "ember",
+    "falcon",
+    "garnet",
+    "harbor",
+    "indigo",
+    "juniper",
+    "kestrel",
+    "lumen",
+    "maple",
+    "nectar",
+    "onyx",
+    "pepper",
+    "quartz",
+)
 # Well-formed values for the formats tool schemas use, so format-annotated strings
 # look like what a model sends (formats are annotations for every peer anyway).
 _FORMATS = {
@@ -36,8 +53,13 @@ _FORMATS = {
 }
 # One sample of every JSON type, for "wrong type" mutations.
 _SAMPLES: tuple[tuple[str, Any], ...] = (
-    ("string", "not-the-right-type"), ("integer", 42), ("number", 2.5), ("boolean", True),
-    ("null", None), ("array", ["x"]), ("object", {"x": 1}),
+    ("string", "not-the-right-type"),
+    ("integer", 42),
+    ("number", 2.5),
+    ("boolean", True),
+    ("null", None),
+    ("array", ["x"]),
+    ("object", {"x": 1}),
 )
 _MAX_DEPTH = 6  # recursive schemas: stop adding optional parts below this
 
@@ -112,8 +134,13 @@ class _Gen:
     def unsolved(schema: dict[str, Any]) -> bool:
         """A string this generator cannot make valid on its own (a pattern with no
         example, default, enum or const to copy)."""
-        return ("pattern" in schema and "enum" not in schema and "const" not in schema
-                and not schema.get("examples") and not isinstance(schema.get("default"), str))
+        return (
+            "pattern" in schema
+            and "enum" not in schema
+            and "const" not in schema
+            and not schema.get("examples")
+            and not isinstance(schema.get("default"), str)
+        )
 
     # -- valid values --------------------------------------------------------------
 
@@ -144,9 +171,16 @@ class _Gen:
     def _object(self, s: dict[str, Any], depth: int) -> dict[str, Any]:
         props: dict[str, Any] = s.get("properties") or {}
         required = [r for r in s.get("required") or [] if isinstance(r, str)]
-        chosen = [name for name in props if name in required or (
-            depth < _MAX_DEPTH and self.rng.random() < 0.5
-            and not self.unsolved(self.resolve(props[name])))]
+        chosen = [
+            name
+            for name in props
+            if name in required
+            or (
+                depth < _MAX_DEPTH
+                and self.rng.random() < 0.5
+                and not self.unsolved(self.resolve(props[name]))
+            )
+        ]
         chosen += [name for name in required if name not in chosen]
         dependent = s.get("dependentRequired") or {}
         for name in list(chosen):
@@ -189,7 +223,7 @@ class _Gen:
         out = self.rng.choice(_WORDS)
         while len(out) < target:
             out = f"{out} {self.rng.choice(_WORDS)}"
-        return out[:max(target, lo)]
+        return out[: max(target, lo)]
 
     def _number(self, s: dict[str, Any], integer: bool) -> int | float:
         lo = float(s.get("minimum", -1e9))

@@ -164,9 +164,7 @@ def _send_email(a: dict[str, Any]) -> bool:
     return v is _MISSING or v in ("low", "normal", "high")
 
 
-_K_EVENT = frozenset(
-    ("title", "date", "start_time", "duration_minutes", "attendees", "location")
-)
+_K_EVENT = frozenset(("title", "date", "start_time", "duration_minutes", "attendees", "location"))
 
 
 def _create_calendar_event(a: dict[str, Any]) -> bool:
@@ -293,8 +291,7 @@ def _translate_text(a: dict[str, Any]) -> bool:
 
 
 _K_FLIGHT = frozenset(
-    ("origin", "destination", "departure_date", "return_date", "passengers", "cabin",
-     "max_price")
+    ("origin", "destination", "departure_date", "return_date", "passengers", "cabin", "max_price")
 )
 _K_PASSENGER = frozenset(("first_name", "last_name", "birth_date", "seat_preference"))
 

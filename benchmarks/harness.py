@@ -243,9 +243,7 @@ def verdict(compiled: Compiled, instance: Any) -> tuple[bool | None, bool | None
     return valid, has_errors, ""
 
 
-def disagreement(
-    reference: Compiled, compiled: Compiled, instance: Any, label: str
-) -> str | None:
+def disagreement(reference: Compiled, compiled: Compiled, instance: Any, label: str) -> str | None:
     """Why ``compiled`` disagrees with ``reference`` on ``instance``, or None."""
     expected = verdict(reference, instance)[0]
     valid, has_errors, problem = verdict(compiled, instance)
@@ -269,8 +267,10 @@ def compile_all_peers(
         except Exception as exc:
             if name == REFERENCE:
                 raise
-            notes.append(f"!! {name}: DROPPED, it failed to compile the schema: "
-                         f"{type(exc).__name__}: {str(exc)[:200]}")
+            notes.append(
+                f"!! {name}: DROPPED, it failed to compile the schema: "
+                f"{type(exc).__name__}: {str(exc)[:200]}"
+            )
     return compiled
 
 
@@ -308,5 +308,3 @@ def check_peers(
         else:
             kept[name] = peer
     return kept
-
-

@@ -223,9 +223,7 @@ class FastJsonschema(Peer):
             # use_formats=False: formats are annotations for everyone. detailed_exceptions
             # stays at its default: turning it off made no measurable difference here, and
             # in 2.22.3 it fails to compile any schema with `const` (KeyError).
-            check = compile_schema(
-                schema, handlers=handlers, use_default=False, use_formats=False
-            )
+            check = compile_schema(schema, handlers=handlers, use_default=False, use_formats=False)
 
             def is_valid(instance: Any) -> bool:
                 try:

@@ -77,20 +77,49 @@ def _single_rows(
     unit = workload.unit
     first = workload.valid[0]
     return [
-        Row("compile", "compile", "call", 1, True,
-            {n: compile_shot(compilers[n], workload.schema) for n in with_compile}),
-        Row("first_call", "compile + first is_valid", "call", 1, True,
-            {n: first_call_shot(compilers[n], workload.schema, first) for n in with_compile}),
-        Row("is_valid_valid", f"is_valid, {len(workload.valid)} valid", unit,
-            len(workload.valid), False,
-            {n: looped(compiled[n].is_valid, workload.valid) for n in timed}),
-        Row("is_valid_invalid", f"is_valid, {len(workload.invalid)} invalid", unit,
-            len(workload.invalid), False,
-            {n: looped(compiled[n].is_valid, workload.invalid) for n in timed}),
-        Row("iter_errors_invalid", f"iter_errors, {len(workload.invalid)} invalid", unit,
-            len(workload.invalid), False,
-            {n: drained(compiled[n].iter_errors, workload.invalid)  # type: ignore[arg-type]
-             for n in with_errors}),
+        Row(
+            "compile",
+            "compile",
+            "call",
+            1,
+            True,
+            {n: compile_shot(compilers[n], workload.schema) for n in with_compile},
+        ),
+        Row(
+            "first_call",
+            "compile + first is_valid",
+            "call",
+            1,
+            True,
+            {n: first_call_shot(compilers[n], workload.schema, first) for n in with_compile},
+        ),
+        Row(
+            "is_valid_valid",
+            f"is_valid, {len(workload.valid)} valid",
+            unit,
+            len(workload.valid),
+            False,
+            {n: looped(compiled[n].is_valid, workload.valid) for n in timed},
+        ),
+        Row(
+            "is_valid_invalid",
+            f"is_valid, {len(workload.invalid)} invalid",
+            unit,
+            len(workload.invalid),
+            False,
+            {n: looped(compiled[n].is_valid, workload.invalid) for n in timed},
+        ),
+        Row(
+            "iter_errors_invalid",
+            f"iter_errors, {len(workload.invalid)} invalid",
+            unit,
+            len(workload.invalid),
+            False,
+            {
+                n: drained(compiled[n].iter_errors, workload.invalid)  # type: ignore[arg-type]
+                for n in with_errors
+            },
+        ),
     ]
 
 
@@ -105,8 +134,10 @@ def _suite_rows(
         compiled[REFERENCE].append(reference)
         for i, (data, expected) in enumerate(group.cases):
             if reference.is_valid(data) != expected:
-                notes.append(f"!! schemacore fails suite case {group.id} #{i} "
-                             f"(expected {'valid' if expected else 'invalid'})")
+                notes.append(
+                    f"!! schemacore fails suite case {group.id} #{i} "
+                    f"(expected {'valid' if expected else 'invalid'})"
+                )
         for name, compile in compilers.items():
             if name == REFERENCE:
                 continue
@@ -115,7 +146,8 @@ def _suite_rows(
             except Exception as exc:
                 compiled[name].append(None)
                 bad.setdefault(group.id, []).append(
-                    f"{name} failed to compile: {type(exc).__name__}: {str(exc)[:100]}")
+                    f"{name} failed to compile: {type(exc).__name__}: {str(exc)[:100]}"
+                )
                 continue
             compiled[name].append(peer)
             for i, (data, _) in enumerate(group.cases):
@@ -138,8 +170,14 @@ def _suite_rows(
     schemas = [g.schema for g in kept_groups]
     by_schema = [(g.schema, [data for data, _ in g.cases]) for g in kept_groups]
     rows = [
-        Row("suite_compile", "compile every schema", "schema", len(schemas), False,
-            {n: compile_all(c, schemas) for n, c in compilers.items()}),
+        Row(
+            "suite_compile",
+            "compile every schema",
+            "schema",
+            len(schemas),
+            False,
+            {n: compile_all(c, schemas) for n, c in compilers.items()},
+        ),
     ]
     valid_pairs: dict[str, list[tuple[Callable[[Any], Any], Any]]] = {}
     error_pairs: dict[str, list[tuple[Callable[[Any], Any], Any]]] = {}
@@ -158,12 +196,30 @@ def _suite_rows(
             error_pairs[name] = errors
     invalid_count = len(error_pairs.get(REFERENCE, ()))
     rows += [
-        Row("suite_is_valid", "is_valid, every case (precompiled)", "case", cases, False,
-            {n: paired(p, drain=False) for n, p in valid_pairs.items()}),
-        Row("iter_errors_invalid", f"iter_errors, {invalid_count} invalid cases", "case",
-            invalid_count, False, {n: paired(p, drain=True) for n, p in error_pairs.items()}),
-        Row("suite_end_to_end", "end to end: compile + every case", "suite run", 1, False,
-            {n: end_to_end(c, by_schema) for n, c in compilers.items()}),
+        Row(
+            "suite_is_valid",
+            "is_valid, every case (precompiled)",
+            "case",
+            cases,
+            False,
+            {n: paired(p, drain=False) for n, p in valid_pairs.items()},
+        ),
+        Row(
+            "iter_errors_invalid",
+            f"iter_errors, {invalid_count} invalid cases",
+            "case",
+            invalid_count,
+            False,
+            {n: paired(p, drain=True) for n, p in error_pairs.items()},
+        ),
+        Row(
+            "suite_end_to_end",
+            "end to end: compile + every case",
+            "suite run",
+            1,
+            False,
+            {n: end_to_end(c, by_schema) for n, c in compilers.items()},
+        ),
     ]
     return rows
 
@@ -174,18 +230,38 @@ def _growth_rows(
     compiled = compile_all_peers(compilers, workload.schema, notes)
     labelled: list[tuple[str, Any, bool]] = []
     for size, good, bad in workload.sizes:
-        labelled += [(f"{size:,} records valid", good, True),
-                     (f"{size:,} records invalid", bad, False)]
+        labelled += [
+            (f"{size:,} records valid", good, True),
+            (f"{size:,} records invalid", bad, False),
+        ]
     compiled = check_peers(compiled, labelled, notes)
     rows: list[Row] = []
     for size, good, _ in workload.sizes:
-        rows.append(Row(f"growth_is_valid_{size}", f"is_valid, {size:,} records", "document",
-                        1, False, {n: looped(c.is_valid, [good]) for n, c in compiled.items()}))
+        rows.append(
+            Row(
+                f"growth_is_valid_{size}",
+                f"is_valid, {size:,} records",
+                "document",
+                1,
+                False,
+                {n: looped(c.is_valid, [good]) for n, c in compiled.items()},
+            )
+        )
     for size, _, bad in workload.sizes:
-        rows.append(Row(f"growth_iter_errors_{size}", f"iter_errors, {size:,} (1% bad)",
-                        "document", 1, False,
-                        {n: drained(c.iter_errors, [bad])
-                         for n, c in compiled.items() if c.iter_errors is not None}))
+        rows.append(
+            Row(
+                f"growth_iter_errors_{size}",
+                f"iter_errors, {size:,} (1% bad)",
+                "document",
+                1,
+                False,
+                {
+                    n: drained(c.iter_errors, [bad])
+                    for n, c in compiled.items()
+                    if c.iter_errors is not None
+                },
+            )
+        )
     return rows
 
 
@@ -255,8 +331,11 @@ def run_workload(
     started = time.perf_counter()
     result = Result(workload.name, workload.title)
     if isinstance(workload, agentic.OneOff):
-        print(f"[{workload.name}] preparing; checking that every peer agrees with schemacore",
-              file=log, flush=True)
+        print(
+            f"[{workload.name}] preparing; checking that every peer agrees with schemacore",
+            file=log,
+            flush=True,
+        )
         workload.prepare(peers, result, log)
         return _finish(result, rounds, target_ns, log, started)
     registry = workload.registry if not isinstance(workload, wl.GrowthWorkload) else {}
@@ -271,8 +350,9 @@ def run_workload(
         except PeerSkipped as exc:
             result.notes.append(f"{peer.name}: skipped: {exc}")
 
-    print(f"[{workload.name}] checking that every peer agrees with schemacore", file=log,
-          flush=True)
+    print(
+        f"[{workload.name}] checking that every peer agrees with schemacore", file=log, flush=True
+    )
     if isinstance(workload, wl.SuiteWorkload):
         result.rows = _suite_rows(workload, compilers, result.notes)
     elif isinstance(workload, wl.GrowthWorkload):
@@ -349,11 +429,17 @@ def _figure_value(figure: Figure, peer: str) -> str:
 
 def _table(result: Result, peer_names: list[str], out: TextIO) -> None:
     print(f"\n== {result.name}: {result.title}", file=out)
-    print("   median time per unit; (ratio) = peer time / schemacore time, above 1 means "
-          "schemacore is faster", file=out)
-    shown = [p for p in peer_names
-             if any(p in row.samples for row in result.rows)
-             or any(p in figure.values for figure in result.figures)]
+    print(
+        "   median time per unit; (ratio) = peer time / schemacore time, above 1 means "
+        "schemacore is faster",
+        file=out,
+    )
+    shown = [
+        p
+        for p in peer_names
+        if any(p in row.samples for row in result.rows)
+        or any(p in figure.values for figure in result.figures)
+    ]
     others = [p for p in shown if p != REFERENCE]
     labels = [row.label for row in result.rows] + [f.label for f in result.figures]
     label_width = max([len(label) for label in labels] + [11])
@@ -386,8 +472,11 @@ def _table(result: Result, peer_names: list[str], out: TextIO) -> None:
 
 def _linearity(result: Result, peers: list[str], out: TextIO) -> None:
     sizes = result.growth_sizes
-    print("   linearity: time per record; 'growth' = per-record time at the largest size / "
-          "at the smallest (1.00 is linear)", file=out)
+    print(
+        "   linearity: time per record; 'growth' = per-record time at the largest size / "
+        "at the smallest (1.00 is linear)",
+        file=out,
+    )
     header = f"   {'peer':<15} {'measure':<12}" + "".join(f"{n:>10,}" for n in sizes)
     print(header + f"{'growth':>9}", file=out)
     for kind in ("is_valid", "iter_errors"):
@@ -402,8 +491,9 @@ def _linearity(result: Result, peers: list[str], out: TextIO) -> None:
             if len(per_record) != len(sizes):
                 continue
             cells = "".join(f"{_time(v):>10}" for v in per_record)
-            print(f"   {peer:<15} {kind:<12}{cells}{per_record[-1] / per_record[0]:>8.2f}x",
-                  file=out)
+            print(
+                f"   {peer:<15} {kind:<12}{cells}{per_record[-1] / per_record[0]:>8.2f}x", file=out
+            )
 
 
 @dataclass(frozen=True)
@@ -417,20 +507,51 @@ class Target:
 
 # The targets, as ratios peer / schemacore from this run.
 TARGETS: tuple[Target, ...] = (
-    Target("is_valid >= 30x jsonschema", ("tool-args",),
-           ("is_valid_valid", "is_valid_invalid"), "jsonschema", 30),
-    Target("is_valid >= 0.7x the hand-written checker", ("tool-args",),
-           ("is_valid_valid", "is_valid_invalid"), "hand-written", 0.7),
-    Target("is_valid >= 80x jsonschema", ("records",),
-           ("is_valid_valid", "is_valid_invalid"), "jsonschema", 80),
-    Target("is_valid >= 60x jsonschema", ("tree", "unevaluated", "dynamic-ref", "meta-schema"),
-           ("is_valid_valid", "is_valid_invalid"), "jsonschema", 60),
-    Target("is_valid >= 3x fastjsonschema", None,
-           ("is_valid_valid", "is_valid_invalid"), "fastjsonschema", 3),
-    Target("suite end to end >= 10x jsonschema", ("suite",), ("suite_end_to_end",),
-           "jsonschema", 10),
-    Target("compile + first call faster than jsonschema-rs", ("tool-args",), ("first_call",),
-           "jsonschema-rs", 1),
+    Target(
+        "is_valid >= 30x jsonschema",
+        ("tool-args",),
+        ("is_valid_valid", "is_valid_invalid"),
+        "jsonschema",
+        30,
+    ),
+    Target(
+        "is_valid >= 0.7x the hand-written checker",
+        ("tool-args",),
+        ("is_valid_valid", "is_valid_invalid"),
+        "hand-written",
+        0.7,
+    ),
+    Target(
+        "is_valid >= 80x jsonschema",
+        ("records",),
+        ("is_valid_valid", "is_valid_invalid"),
+        "jsonschema",
+        80,
+    ),
+    Target(
+        "is_valid >= 60x jsonschema",
+        ("tree", "unevaluated", "dynamic-ref", "meta-schema"),
+        ("is_valid_valid", "is_valid_invalid"),
+        "jsonschema",
+        60,
+    ),
+    Target(
+        "is_valid >= 3x fastjsonschema",
+        None,
+        ("is_valid_valid", "is_valid_invalid"),
+        "fastjsonschema",
+        3,
+    ),
+    Target(
+        "suite end to end >= 10x jsonschema", ("suite",), ("suite_end_to_end",), "jsonschema", 10
+    ),
+    Target(
+        "compile + first call faster than jsonschema-rs",
+        ("tool-args",),
+        ("first_call",),
+        "jsonschema-rs",
+        1,
+    ),
     Target("iter_errors >= 10x jsonschema", None, ("iter_errors_invalid",), "jsonschema", 10),
 )
 
@@ -450,13 +571,26 @@ def _targets(results: dict[str, Result], out: TextIO) -> list[dict[str, Any]]:
                 if ratio is None and target.workloads is None:
                     continue  # "wherever it runs"
                 status = (
-                    f"not measured ({target.peer} did not run)" if ratio is None
-                    else "met" if ratio >= target.at_least else "MISSED"
+                    f"not measured ({target.peer} did not run)"
+                    if ratio is None
+                    else "met"
+                    if ratio >= target.at_least
+                    else "MISSED"
                 )
-                print(f"   {target.text:<48} {name:<12} {row.label:<34} "
-                      f"{_ratio(ratio):>8}  {status}", file=out)
-                report.append({"target": target.text, "workload": name, "row": row.key,
-                               "peer": target.peer, "ratio": ratio, "status": status})
+                print(
+                    f"   {target.text:<48} {name:<12} {row.label:<34} {_ratio(ratio):>8}  {status}",
+                    file=out,
+                )
+                report.append(
+                    {
+                        "target": target.text,
+                        "workload": name,
+                        "row": row.key,
+                        "peer": target.peer,
+                        "ratio": ratio,
+                        "status": status,
+                    }
+                )
     return report
 
 
@@ -477,29 +611,73 @@ class Goal:
 
 
 GOALS: tuple[Goal, ...] = (
-    Goal("agent <= 2x jsonschema-rs", "agent", ("agent_end_to_end",), "slower", 2,
-         "jsonschema-rs"),
-    Goal("compile, sum of mins <= 2x jsonschema-rs", "agent", ("agent_compile_min_sum",),
-         "slower", 2, "jsonschema-rs"),
-    Goal("github tools: slowest calls / compiles <= 1", "agent", ("agent_github_spikes",),
-         "value", 1),
+    Goal("agent <= 2x jsonschema-rs", "agent", ("agent_end_to_end",), "slower", 2, "jsonschema-rs"),
+    Goal(
+        "compile, sum of mins <= 2x jsonschema-rs",
+        "agent",
+        ("agent_compile_min_sum",),
+        "slower",
+        2,
+        "jsonschema-rs",
+    ),
+    Goal(
+        "github tools: slowest calls / compiles <= 1", "agent", ("agent_github_spikes",), "value", 1
+    ),
     Goal("slowest call / compile <= 1", "first-calls", ("first_wide_spike",), "value", 1),
-    Goal("no call above 20 ms", "first-calls", ("first_wide_max", "first_wide_worst"),
-         "value", 20e6),
+    Goal(
+        "no call above 20 ms", "first-calls", ("first_wide_max", "first_wide_worst"), "value", 20e6
+    ),
     Goal("validate() <= 1 ms", "many-errors", ("errors_validate",), "value", 1e6),
-    Goal("validate_tool_args / is_valid <= 1.5x", "runtime",
-         ("runtime_over_is_valid_all", "runtime_over_is_valid_valid",
-          "runtime_over_is_valid_invalid"), "value", 1.5),
-    Goal("flag / is_valid <= 2x", "output-formats",
-         ("outputs_flag_over_is_valid_valid", "outputs_flag_over_is_valid_bad"), "value", 2),
-    Goal("suite end to end >= 5x jsonschema", "suite", ("suite_end_to_end",), "faster", 5,
-         "jsonschema"),
-    Goal("is_valid >= 3x fastjsonschema", "tool-args", ("is_valid_valid", "is_valid_invalid"),
-         "faster", 3, "fastjsonschema"),
-    Goal("is_valid >= 80x jsonschema", "records", ("is_valid_valid", "is_valid_invalid"),
-         "faster", 80, "jsonschema"),
-    Goal("is_valid >= 60x jsonschema", "unevaluated", ("is_valid_valid", "is_valid_invalid"),
-         "faster", 60, "jsonschema"),
+    Goal(
+        "validate_tool_args / is_valid <= 1.5x",
+        "runtime",
+        (
+            "runtime_over_is_valid_all",
+            "runtime_over_is_valid_valid",
+            "runtime_over_is_valid_invalid",
+        ),
+        "value",
+        1.5,
+    ),
+    Goal(
+        "flag / is_valid <= 2x",
+        "output-formats",
+        ("outputs_flag_over_is_valid_valid", "outputs_flag_over_is_valid_bad"),
+        "value",
+        2,
+    ),
+    Goal(
+        "suite end to end >= 5x jsonschema",
+        "suite",
+        ("suite_end_to_end",),
+        "faster",
+        5,
+        "jsonschema",
+    ),
+    Goal(
+        "is_valid >= 3x fastjsonschema",
+        "tool-args",
+        ("is_valid_valid", "is_valid_invalid"),
+        "faster",
+        3,
+        "fastjsonschema",
+    ),
+    Goal(
+        "is_valid >= 80x jsonschema",
+        "records",
+        ("is_valid_valid", "is_valid_invalid"),
+        "faster",
+        80,
+        "jsonschema",
+    ),
+    Goal(
+        "is_valid >= 60x jsonschema",
+        "unevaluated",
+        ("is_valid_valid", "is_valid_invalid"),
+        "faster",
+        60,
+        "jsonschema",
+    ),
 )
 
 
@@ -549,11 +727,22 @@ def _goals(results: dict[str, Result], out: TextIO) -> list[dict[str, Any]]:
                 shown = _time(value)
             else:
                 shown = _ratio(value) if goal.measure != "value" else f"{value:.2f}"
-            print(f"   {goal.text:<44} {goal.workload:<14} {label[:56]:<56} {shown:>9}  "
-                  f"{status}", file=out)
-            report.append({"goal": goal.text, "workload": goal.workload, "key": key,
-                           "measure": goal.measure, "peer": goal.peer, "bound": goal.bound,
-                           "value": value, "status": status})
+            print(
+                f"   {goal.text:<44} {goal.workload:<14} {label[:56]:<56} {shown:>9}  {status}",
+                file=out,
+            )
+            report.append(
+                {
+                    "goal": goal.text,
+                    "workload": goal.workload,
+                    "key": key,
+                    "measure": goal.measure,
+                    "peer": goal.peer,
+                    "bound": goal.bound,
+                    "value": value,
+                    "status": status,
+                }
+            )
     return report
 
 
@@ -569,8 +758,11 @@ def _environment(peers: list[Peer]) -> dict[str, Any]:
 
 
 def _to_json(
-    results: dict[str, Result], environment: dict[str, Any], options: dict[str, Any],
-    targets: list[dict[str, Any]], goals: list[dict[str, Any]],
+    results: dict[str, Result],
+    environment: dict[str, Any],
+    options: dict[str, Any],
+    targets: list[dict[str, Any]],
+    goals: list[dict[str, Any]],
 ) -> dict[str, Any]:
     workloads: dict[str, Any] = {}
     for name, result in results.items():
@@ -601,8 +793,13 @@ def _to_json(
                 for figure in result.figures
             },
         }
-    return {"environment": environment, "options": options, "workloads": workloads,
-            "targets": targets, "goals": goals}
+    return {
+        "environment": environment,
+        "options": options,
+        "workloads": workloads,
+        "targets": targets,
+        "goals": goals,
+    }
 
 
 def _parse(argv: Sequence[str] | None) -> argparse.Namespace:
@@ -610,13 +807,22 @@ def _parse(argv: Sequence[str] | None) -> argparse.Namespace:
         prog="python -m benchmarks.run",
         description="schemacore side by side with other JSON Schema validators.",
     )
-    parser.add_argument("--quick", action="store_true",
-                        help="tiny sizes and few rounds (a smoke test of a few seconds)")
-    parser.add_argument("--workload", action="append", choices=NAMES, metavar="NAME",
-                        help=f"run only this workload (repeatable): {', '.join(NAMES)}")
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help="tiny sizes and few rounds (a smoke test of a few seconds)",
+    )
+    parser.add_argument(
+        "--workload",
+        action="append",
+        choices=NAMES,
+        metavar="NAME",
+        help=f"run only this workload (repeatable): {', '.join(NAMES)}",
+    )
     parser.add_argument("--rounds", type=int, help="interleaved rounds (default 10, quick 2)")
-    parser.add_argument("--min-sample-ms", type=float,
-                        help="shortest loop sample (default 20, quick 1)")
+    parser.add_argument(
+        "--min-sample-ms", type=float, help="shortest loop sample (default 20, quick 1)"
+    )
     parser.add_argument("--json", type=Path, metavar="FILE", help="write raw results here")
     args = parser.parse_args(argv)
     if args.rounds is not None and args.rounds < 1:
@@ -638,20 +844,33 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
         print(f"schemacore itself is not importable: {reference.missing}", file=sys.stderr)
         return 2
     environment = _environment(peers)
-    options = {"quick": args.quick, "rounds": rounds, "min_sample_ms": sample_ms,
-               "workloads": args.workload or list(NAMES), "argv": list(sys.argv)}
-    print(f"Python {environment['python']} ({environment['implementation']}) on "
-          f"{environment['platform']}", file=out)
+    options = {
+        "quick": args.quick,
+        "rounds": rounds,
+        "min_sample_ms": sample_ms,
+        "workloads": args.workload or list(NAMES),
+        "argv": list(sys.argv),
+    }
+    print(
+        f"Python {environment['python']} ({environment['implementation']}) on "
+        f"{environment['platform']}",
+        file=out,
+    )
     for peer in peers:
         print(f"  {peer.name:<15} {peer.missing or peer.describe()}", file=out)
-    print(f"rounds: {rounds}, loop samples >= {sample_ms:g} ms, "
-          f"{'quick' if args.quick else 'full'} sizes", file=out, flush=True)
+    print(
+        f"rounds: {rounds}, loop samples >= {sample_ms:g} ms, "
+        f"{'quick' if args.quick else 'full'} sizes",
+        file=out,
+        flush=True,
+    )
 
     results: dict[str, Result] = {}
     for name in args.workload or NAMES:
         print(f"[{name}] generating", file=log, flush=True)
-        workload = (agentic.build(name, args.quick) if name in agentic.NAMES
-                    else wl.build(name, args.quick))
+        workload = (
+            agentic.build(name, args.quick) if name in agentic.NAMES else wl.build(name, args.quick)
+        )
         if isinstance(workload, wl.Unavailable):
             print(f"\n== {name}: SKIPPED: {workload.reason}", file=out, flush=True)
             continue

@@ -232,9 +232,7 @@ def boolean() -> Field:
 
 
 def enum(*values: str) -> Field:
-    return Field(
-        {"enum": list(values)}, lambda rng: rng.choice(values), lambda rng: "not-a-choice"
-    )
+    return Field({"enum": list(values)}, lambda rng: rng.choice(values), lambda rng: "not-a-choice")
 
 
 def array(item: Field, lo: int = 0, hi: int = 20, unique: bool = False) -> Field:
@@ -394,8 +392,11 @@ def _tool_fields() -> tuple[dict[str, Field], Defs]:
         "money", obj({"amount": number(0, 1_000_000), "currency": currency}, ["amount", "currency"])
     )
     person = defs.ref(
-        "person", obj({"name": Field(text(1, 100).schema, _person_name, text(1, 100).bad),
-                       "email": email}, ["name"])
+        "person",
+        obj(
+            {"name": Field(text(1, 100).schema, _person_name, text(1, 100).bad), "email": email},
+            ["name"],
+        ),
     )
     geo = defs.ref("geo", obj({"lat": number(-90, 90), "lon": number(-180, 180)}, ["lat", "lon"]))
     path = defs.ref(
@@ -426,148 +427,266 @@ def _tool_fields() -> tuple[dict[str, Field], Defs]:
 
     tools: dict[str, Field] = {
         "get_weather": obj(
-            {"location": text(1, 100), "units": enum("metric", "imperial"),
-             "days": integer(1, 14)},
+            {"location": text(1, 100), "units": enum("metric", "imperial"), "days": integer(1, 14)},
             ["location"],
         ),
         "search_web": obj(
-            {"query": text(1, 400), "max_results": integer(1, 50), "safe_search": boolean(),
-             "recency": enum("day", "week", "month", "any")},
+            {
+                "query": text(1, 400),
+                "max_results": integer(1, 50),
+                "safe_search": boolean(),
+                "recency": enum("day", "week", "month", "any"),
+            },
             ["query"],
         ),
         "send_email": obj(
-            {"to": array(email, 1, 20), "cc": array(email, 0, 20), "subject": text(1, 200),
-             "body": text(1, 20_000), "importance": enum("low", "normal", "high")},
+            {
+                "to": array(email, 1, 20),
+                "cc": array(email, 0, 20),
+                "subject": text(1, 200),
+                "body": text(1, 20_000),
+                "importance": enum("low", "normal", "high"),
+            },
             ["to", "subject", "body"],
         ),
         "create_calendar_event": obj(
-            {"title": text(1, 200), "date": date, "start_time": clock,
-             "duration_minutes": integer(5, 1440), "attendees": array(person, 0, 50),
-             "location": geo},
+            {
+                "title": text(1, 200),
+                "date": date,
+                "start_time": clock,
+                "duration_minutes": integer(5, 1440),
+                "attendees": array(person, 0, 50),
+                "location": geo,
+            },
             ["title", "date", "start_time"],
         ),
         "read_file": obj(
-            {"path": path, "encoding": enum("utf-8", "latin-1", "ascii"),
-             "max_bytes": integer(1, 10_000_000)},
+            {
+                "path": path,
+                "encoding": enum("utf-8", "latin-1", "ascii"),
+                "max_bytes": integer(1, 10_000_000),
+            },
             ["path"],
         ),
         "write_file": obj(
-            {"path": path, "content": text(0, 1_000_000), "mode": enum("overwrite", "append"),
-             "create_dirs": boolean()},
+            {
+                "path": path,
+                "content": text(0, 1_000_000),
+                "mode": enum("overwrite", "append"),
+                "create_dirs": boolean(),
+            },
             ["path", "content"],
         ),
         "run_sql_query": obj(
-            {"database": ident, "query": text(1, 10_000),
-             "params": array(one_of_types("string", "number", "boolean", "null"), 0, 100),
-             "timeout_seconds": number(None, 300, exclusive_lo=0)},
+            {
+                "database": ident,
+                "query": text(1, 10_000),
+                "params": array(one_of_types("string", "number", "boolean", "null"), 0, 100),
+                "timeout_seconds": number(None, 300, exclusive_lo=0),
+            },
             ["database", "query"],
         ),
         "create_issue": obj(
-            {"repository": pattern(
-                "^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$",
-                lambda rng: f"{rng.choice(_WORDS)}/{rng.choice(_WORDS)}-app",
-                ["no-slash", "a/b/c"]),
-             "title": text(1, 256), "body": text(0, 65_536),
-             "labels": array(text(1, 50), 0, 10, unique=True),
-             "assignees": array(pattern("^[A-Za-z0-9-]{1,39}$",
-                                        lambda rng: rng.choice(_WORDS), ["has space", ""]), 0, 10),
-             "priority": enum("p0", "p1", "p2", "p3")},
+            {
+                "repository": pattern(
+                    "^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$",
+                    lambda rng: f"{rng.choice(_WORDS)}/{rng.choice(_WORDS)}-app",
+                    ["no-slash", "a/b/c"],
+                ),
+                "title": text(1, 256),
+                "body": text(0, 65_536),
+                "labels": array(text(1, 50), 0, 10, unique=True),
+                "assignees": array(
+                    pattern(
+                        "^[A-Za-z0-9-]{1,39}$", lambda rng: rng.choice(_WORDS), ["has space", ""]
+                    ),
+                    0,
+                    10,
+                ),
+                "priority": enum("p0", "p1", "p2", "p3"),
+            },
             ["repository", "title"],
         ),
         "translate_text": obj(
-            {"text": text(1, 5000), "source_language": language, "target_language": language,
-             "formality": enum("default", "more", "less")},
+            {
+                "text": text(1, 5000),
+                "source_language": language,
+                "target_language": language,
+                "formality": enum("default", "more", "less"),
+            },
             ["text", "target_language"],
         ),
         "book_flight": obj(
-            {"origin": airport, "destination": airport, "departure_date": date,
-             "return_date": date,
-             "passengers": array(obj(
-                 {"first_name": text(1, 60), "last_name": text(1, 60), "birth_date": date,
-                  "seat_preference": enum("window", "aisle", "none")},
-                 ["first_name", "last_name", "birth_date"]), 1, 9),
-             "cabin": enum("economy", "premium_economy", "business", "first"),
-             "max_price": money},
+            {
+                "origin": airport,
+                "destination": airport,
+                "departure_date": date,
+                "return_date": date,
+                "passengers": array(
+                    obj(
+                        {
+                            "first_name": text(1, 60),
+                            "last_name": text(1, 60),
+                            "birth_date": date,
+                            "seat_preference": enum("window", "aisle", "none"),
+                        },
+                        ["first_name", "last_name", "birth_date"],
+                    ),
+                    1,
+                    9,
+                ),
+                "cabin": enum("economy", "premium_economy", "business", "first"),
+                "max_price": money,
+            },
             ["origin", "destination", "departure_date", "passengers"],
         ),
         "set_reminder": obj(
-            {"text": text(1, 500), "at": obj({"date": date, "time": clock}, ["date", "time"]),
-             "repeat": enum("none", "daily", "weekly", "monthly")},
+            {
+                "text": text(1, 500),
+                "at": obj({"date": date, "time": clock}, ["date", "time"]),
+                "repeat": enum("none", "daily", "weekly", "monthly"),
+            },
             ["text", "at"],
         ),
         "get_stock_quote": obj(
-            {"symbols": array(pattern("^[A-Z]{1,5}$",
-                                      lambda rng: _chars(rng, "ABCDEFGHKMNPRSTXZ", 4),
-                                      ["aapl", "TOOLONG"]), 1, 25, unique=True),
-             "fields": array(enum("price", "volume", "change", "market_cap"), 0, 4,
-                             unique=True)},
+            {
+                "symbols": array(
+                    pattern(
+                        "^[A-Z]{1,5}$",
+                        lambda rng: _chars(rng, "ABCDEFGHKMNPRSTXZ", 4),
+                        ["aapl", "TOOLONG"],
+                    ),
+                    1,
+                    25,
+                    unique=True,
+                ),
+                "fields": array(enum("price", "volume", "change", "market_cap"), 0, 4, unique=True),
+            },
             ["symbols"],
         ),
         "convert_currency": obj(
-            {"amount": number(None, None, exclusive_lo=0), "from": currency, "to": currency,
-             "date": date},
+            {
+                "amount": number(None, None, exclusive_lo=0),
+                "from": currency,
+                "to": currency,
+                "date": date,
+            },
             ["amount", "from", "to"],
         ),
         "resize_image": obj(
-            {"url": url, "width": integer(1, 8192), "height": integer(1, 8192),
-             "format": enum("png", "jpeg", "webp"), "keep_aspect": boolean(),
-             "background": pattern("^#[0-9a-fA-F]{6}$",
-                                   lambda rng: "#" + _chars(rng, "0123456789abcdef", 6),
-                                   ["red", "#fff"])},
+            {
+                "url": url,
+                "width": integer(1, 8192),
+                "height": integer(1, 8192),
+                "format": enum("png", "jpeg", "webp"),
+                "keep_aspect": boolean(),
+                "background": pattern(
+                    "^#[0-9a-fA-F]{6}$",
+                    lambda rng: "#" + _chars(rng, "0123456789abcdef", 6),
+                    ["red", "#fff"],
+                ),
+            },
             ["url", "width", "height"],
         ),
         "http_request": obj(
-            {"method": enum("GET", "POST", "PUT", "PATCH", "DELETE"), "url": url,
-             "headers": obj({}, additional=text(0, 8192), max_props=50),
-             "body": text(0, 1_000_000), "timeout_ms": integer(1, 120_000)},
+            {
+                "method": enum("GET", "POST", "PUT", "PATCH", "DELETE"),
+                "url": url,
+                "headers": obj({}, additional=text(0, 8192), max_props=50),
+                "body": text(0, 1_000_000),
+                "timeout_ms": integer(1, 120_000),
+            },
             ["method", "url"],
         ),
         "list_directory": obj(
-            {"path": path, "recursive": boolean(), "include_hidden": boolean(),
-             "glob": text(0, 256), "limit": integer(1, 10_000)},
+            {
+                "path": path,
+                "recursive": boolean(),
+                "include_hidden": boolean(),
+                "glob": text(0, 256),
+                "limit": integer(1, 10_000),
+            },
             ["path"],
         ),
         "summarize_document": obj(
-            {"document_id": pattern("^doc_[a-z0-9]{12}$",
-                                    lambda rng: "doc_" + _chars(rng, "abcdef0123456789", 12),
-                                    ["doc_123", "DOC_aaaaaaaaaaaa"]),
-             "max_words": integer(10, 2000), "style": enum("bullet", "paragraph", "tldr"),
-             "focus": array(text(1, 80), 0, 5)},
+            {
+                "document_id": pattern(
+                    "^doc_[a-z0-9]{12}$",
+                    lambda rng: "doc_" + _chars(rng, "abcdef0123456789", 12),
+                    ["doc_123", "DOC_aaaaaaaaaaaa"],
+                ),
+                "max_words": integer(10, 2000),
+                "style": enum("bullet", "paragraph", "tldr"),
+                "focus": array(text(1, 80), 0, 5),
+            },
             ["document_id"],
         ),
         "schedule_meeting": obj(
-            {"participants": array(person, 2, 30),
-             "window": obj({"start_date": date, "end_date": date}, ["start_date", "end_date"]),
-             "duration_minutes": integer(15, 480, multiple_of=15),
-             "timezone": pattern("^[A-Za-z]+/[A-Za-z_]+$",
-                                 lambda rng: rng.choice(["Europe/Paris", "America/New_York"]),
-                                 ["UTC+2", "Paris"])},
+            {
+                "participants": array(person, 2, 30),
+                "window": obj({"start_date": date, "end_date": date}, ["start_date", "end_date"]),
+                "duration_minutes": integer(15, 480, multiple_of=15),
+                "timezone": pattern(
+                    "^[A-Za-z]+/[A-Za-z_]+$",
+                    lambda rng: rng.choice(["Europe/Paris", "America/New_York"]),
+                    ["UTC+2", "Paris"],
+                ),
+            },
             ["participants", "duration_minutes"],
         ),
         "create_invoice": obj(
-            {"customer": person,
-             "lines": array(obj({"description": text(1, 200), "quantity": integer(1, 10_000),
-                                 "unit_price": money},
-                                ["description", "quantity", "unit_price"]), 1, 100),
-             "due_date": date, "notes": text(0, 2000)},
+            {
+                "customer": person,
+                "lines": array(
+                    obj(
+                        {
+                            "description": text(1, 200),
+                            "quantity": integer(1, 10_000),
+                            "unit_price": money,
+                        },
+                        ["description", "quantity", "unit_price"],
+                    ),
+                    1,
+                    100,
+                ),
+                "due_date": date,
+                "notes": text(0, 2000),
+            },
             ["customer", "lines"],
         ),
         "update_contact": obj(
-            {"contact_id": pattern("^c_[0-9]{6,12}$",
-                                   lambda rng: "c_" + _chars(rng, string.digits, 8),
-                                   ["c_12", "contact_1"]),
-             "changes": obj(
-                 {"name": text(1, 100), "email": email,
-                  "phone": pattern("^[+][1-9][0-9]{6,14}$",
-                                   lambda rng: "+44" + _chars(rng, string.digits, 9),
-                                   ["0044 20 1234", "+0123456"]),
-                  "address": obj(
-                      {"street": text(1, 120), "city": text(1, 60),
-                       "postal_code": text(1, 12),
-                       "country": pattern("^[A-Z]{2}$", lambda rng: rng.choice(["GB", "FR"]),
-                                          ["gb", "GBR"])},
-                      ["street", "city", "country"])},
-                 min_props=1)},
+            {
+                "contact_id": pattern(
+                    "^c_[0-9]{6,12}$",
+                    lambda rng: "c_" + _chars(rng, string.digits, 8),
+                    ["c_12", "contact_1"],
+                ),
+                "changes": obj(
+                    {
+                        "name": text(1, 100),
+                        "email": email,
+                        "phone": pattern(
+                            "^[+][1-9][0-9]{6,14}$",
+                            lambda rng: "+44" + _chars(rng, string.digits, 9),
+                            ["0044 20 1234", "+0123456"],
+                        ),
+                        "address": obj(
+                            {
+                                "street": text(1, 120),
+                                "city": text(1, 60),
+                                "postal_code": text(1, 12),
+                                "country": pattern(
+                                    "^[A-Z]{2}$",
+                                    lambda rng: rng.choice(["GB", "FR"]),
+                                    ["gb", "GBR"],
+                                ),
+                            },
+                            ["street", "city", "country"],
+                        ),
+                    },
+                    min_props=1,
+                ),
+            },
             ["contact_id", "changes"],
         ),
     }
@@ -666,21 +785,30 @@ def _record_field() -> tuple[Field, Defs]:
                 "email": email,
                 "active": boolean(),
                 "score": number(0, 100),
-                "tags": array(enum("new", "vip", "churn-risk", "partner", "internal"), 0, 5,
-                              unique=True),
+                "tags": array(
+                    enum("new", "vip", "churn-risk", "partner", "internal"), 0, 5, unique=True
+                ),
                 "address": obj(
-                    {"street": text(1, 120), "city": text(1, 60),
-                     "postal_code": pattern("^[0-9]{5}$",
-                                            lambda rng: _chars(rng, string.digits, 5),
-                                            ["ABCDE", "1234"]),
-                     "country": pattern("^[A-Z]{2}$", lambda rng: rng.choice(["DE", "US"]),
-                                        ["de"])},
+                    {
+                        "street": text(1, 120),
+                        "city": text(1, 60),
+                        "postal_code": pattern(
+                            "^[0-9]{5}$",
+                            lambda rng: _chars(rng, string.digits, 5),
+                            ["ABCDE", "1234"],
+                        ),
+                        "country": pattern(
+                            "^[A-Z]{2}$", lambda rng: rng.choice(["DE", "US"]), ["de"]
+                        ),
+                    },
                     ["street", "city", "postal_code", "country"],
                 ),
                 "created": date,
-                "manager_id": Field({"type": ["integer", "null"], "minimum": 1},
-                                    lambda rng: rng.choice([None, rng.randint(1, 5000)]),
-                                    lambda rng: rng.choice([0, "boss"])),
+                "manager_id": Field(
+                    {"type": ["integer", "null"], "minimum": 1},
+                    lambda rng: rng.choice([None, rng.randint(1, 5000)]),
+                    lambda rng: rng.choice([0, "boss"]),
+                ),
             },
             ["id", "name", "email", "active", "score", "tags", "address", "created"],
         ),
@@ -703,9 +831,7 @@ def _records_schema(defs: Defs) -> dict[str, Any]:
     }
 
 
-def _record_docs(
-    count: int, seed: str
-) -> tuple[dict[str, Any], list[Any], list[Any], Field]:
+def _record_docs(count: int, seed: str) -> tuple[dict[str, Any], list[Any], list[Any], Field]:
     rng = random.Random(seed)
     record, defs = _record_field()
     records = [record.good(rng) for _ in range(count)]
@@ -833,8 +959,11 @@ def _tree(scale: Scale) -> Workload:
     rng = random.Random("tree")
 
     def make(i: int) -> dict[str, Any]:
-        node: dict[str, Any] = {"id": i, "name": f"{rng.choice(_WORDS)}{i}",
-                                "kind": rng.choice(["dir", "file", "link"])}
+        node: dict[str, Any] = {
+            "id": i,
+            "name": f"{rng.choice(_WORDS)}{i}",
+            "kind": rng.choice(["dir", "file", "link"]),
+        }
         if node["kind"] == "file":
             node["size"] = rng.randint(0, 10**7)
         return node
@@ -1102,8 +1231,12 @@ def _synthetic_schema(rng: random.Random, budget: int, name: str) -> dict[str, A
     def leaf() -> dict[str, Any]:
         roll = rng.randrange(8)
         if roll == 0:
-            return {"type": "string", "minLength": 1, "maxLength": rng.randint(2, 200),
-                    "pattern": "^[a-z]+$"}
+            return {
+                "type": "string",
+                "minLength": 1,
+                "maxLength": rng.randint(2, 200),
+                "pattern": "^[a-z]+$",
+            }
         if roll == 1:
             return {"type": "string", "format": rng.choice(["email", "date", "uri", "uuid"])}
         if roll == 2:
@@ -1151,8 +1284,12 @@ def _synthetic_schema(rng: random.Random, budget: int, name: str) -> dict[str, A
             keyword = rng.choice(["allOf", "anyOf", "oneOf"])
             return {keyword: [node(depth + 1) for _ in range(rng.randint(2, 3))]}
         if roll == 4:
-            return {"if": node(depth + 1), "then": node(depth + 1), "else": node(depth + 1),
-                    "$comment": "conditional"}
+            return {
+                "if": node(depth + 1),
+                "then": node(depth + 1),
+                "else": node(depth + 1),
+                "$comment": "conditional",
+            }
         return {"not": node(depth + 1), "examples": [1, "two", None], "readOnly": True}
 
     body = node(0)

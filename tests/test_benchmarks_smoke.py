@@ -16,9 +16,22 @@ def test_quick_mode_prints_a_table_per_workload(tmp_path: Path) -> None:
     raw = tmp_path / "raw.json"
     assert run.main(["--quick", "--rounds", "1", "--json", str(raw)], out=out) == 0
     text = out.getvalue()
-    for workload in ("tool-args", "records", "tree", "unevaluated", "dynamic-ref",
-                     "meta-schema", "growth", "agent", "first-calls", "many-errors",
-                     "runtime", "output-formats", "memory", "import"):
+    for workload in (
+        "tool-args",
+        "records",
+        "tree",
+        "unevaluated",
+        "dynamic-ref",
+        "meta-schema",
+        "growth",
+        "agent",
+        "first-calls",
+        "many-errors",
+        "runtime",
+        "output-formats",
+        "memory",
+        "import",
+    ):
         # The corpus workloads print "SKIPPED: <why>" without ../shared/mcp-tools.
         assert f"== {workload}:" in text
     assert "is_valid, " in text and "linearity" in text

@@ -33,6 +33,7 @@ __all__ = [
     "join",
 ]
 
+
 class _NoAnnotation:
     """The value of a unit without an annotation (None is an annotation's value)."""
 

@@ -116,9 +116,7 @@ def atoms(depth: int) -> st.SearchStrategy[str]:
 
 
 def pieces(depth: int) -> st.SearchStrategy[str]:
-    quantified = st.tuples(atoms(depth), st.sampled_from(["", "", "", *_QUANTIFIERS])).map(
-        "".join
-    )
+    quantified = st.tuples(atoms(depth), st.sampled_from(["", "", "", *_QUANTIFIERS])).map("".join)
     return st.one_of(
         *[quantified] * 8,
         st.sampled_from(["^", "$", r"\b", r"\B"]),
@@ -146,6 +144,7 @@ def patterns(draw: st.DrawFn) -> str:
         at = draw(st.integers(0, len(body)))
         body = body[:at] + draw(_BAD) + body[at:]
     return draw(st.sampled_from(["", "^"])) + body + draw(st.sampled_from(["", "$"]))
+
 
 _CASES = st.tuples(patterns(), st.lists(_TEXT, min_size=2, max_size=8))
 

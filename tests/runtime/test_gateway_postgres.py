@@ -24,7 +24,9 @@ from schemacore.runtime.gateway import (
     PostgresJournal,
     SchemaTooNew,
     SharedCatalog,
+    pg_schema,
 )
+from schemacore.runtime.gateway.pg_schema import SCHEMA_VERSION
 from tests.runtime.gateway_support import Recorder, admit, gateway, pay_contract, search_contract
 from tests.runtime.journal_backends import JournalBackend
 from tests.runtime.test_gateway_recovery import crash_child
@@ -87,7 +89,7 @@ def test_the_schema_is_versioned_and_a_newer_one_is_refused(
     assert dsn is not None
     with psycopg.connect(dsn, autocommit=True) as db:
         row = db.execute(f"SELECT version FROM {schema}.schema_version").fetchall()
-        assert row == [(1,)]
+        assert row == [(SCHEMA_VERSION,)]
         db.execute(f"UPDATE {schema}.schema_version SET version = 99")
     with pytest.raises(SchemaTooNew) as caught:
         PostgresJournal(dsn, schema=schema)
@@ -246,6 +248,97 @@ def test_rate_limits_hold_across_gateways_and_refund_calls_not_dispatched(
         limited = gw.call("search", {"query": "x"}, caller="alice", run="r")
         assert (limited.step, limited.code, limited.retryable) == ("budget", "rate-limited", True)
     assert len(one.requests) + len(two.requests) == 2
+
+
+def _bucket(dsn: str, schema: str) -> tuple[float, float]:
+    import psycopg
+
+    with psycopg.connect(dsn, autocommit=True) as db:
+        row = db.execute(f"SELECT tokens, updated FROM {schema}.rate_buckets").fetchone()
+    assert row is not None
+    return float(row[0]), float(row[1])
+
+
+def _reserve(dsn: str, schema: str, slot: str) -> Any:
+    import psycopg
+
+    with psycopg.connect(dsn, autocommit=True) as db:
+        db.execute(f"SET search_path TO {schema}")
+        return db.execute(
+            "SELECT reserve_slot(%s, 't', 'o', 'tok', 100, 'global', '', 10, 1)", (slot,)
+        ).fetchone()
+
+
+def test_a_reservation_that_waited_for_the_lock_reads_the_clock_after_it(
+    postgres_backend: JournalBackend,
+) -> None:
+    # A reservation waiting on the per-tool lock while another one refills the bucket
+    # must not set the bucket's clock back to when it started waiting: the next
+    # reservation would refill that interval a second time.
+    import psycopg
+
+    postgres_backend.new()
+    schema, dsn = postgres_backend.schema, postgres_backend.dsn
+    assert dsn is not None
+    assert _reserve(dsn, schema, "s0") == (None,)
+    with psycopg.connect(dsn) as holder:
+        holder.execute("SELECT pg_advisory_xact_lock(hashtextextended('schemacore-slots:t', 0))")
+        waiting = threading.Thread(target=_reserve, args=(dsn, schema, "s1"))
+        waiting.start()
+        time.sleep(0.3)  # it has read its clock (version 1 did) and now waits
+        written = holder.execute(
+            f"UPDATE {schema}.rate_buckets SET tokens = 2, "
+            "updated = extract(epoch FROM clock_timestamp()) RETURNING updated"
+        ).fetchone()
+        holder.commit()
+    assert written is not None
+    waiting.join(20)
+    tokens, updated = _bucket(dsn, schema)
+    assert updated >= float(written[0])
+    assert 1.0 <= tokens <= 1.5  # 2 tokens, less its own, plus at most the wait's refill
+
+
+def test_the_bucket_clock_never_moves_backwards(postgres_backend: JournalBackend) -> None:
+    # A wall-clock step back (or a bucket written by a server whose clock runs ahead)
+    # refills nothing and leaves ``updated`` where it was.
+    import psycopg
+
+    postgres_backend.new()
+    schema, dsn = postgres_backend.schema, postgres_backend.dsn
+    assert dsn is not None
+    assert _reserve(dsn, schema, "s0") == (None,)
+    with psycopg.connect(dsn, autocommit=True) as db:
+        db.execute(
+            f"UPDATE {schema}.rate_buckets SET tokens = 3, "
+            "updated = extract(epoch FROM clock_timestamp()) + 100"
+        )
+    _, ahead = _bucket(dsn, schema)
+    assert _reserve(dsn, schema, "s1") == (None,)
+    assert _bucket(dsn, schema) == (2.0, ahead)
+
+
+def test_a_version_1_schema_is_migrated(
+    postgres_backend: JournalBackend, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import psycopg
+
+    monkeypatch.setattr(pg_schema, "SCHEMA_VERSION", 1)
+    monkeypatch.setattr(pg_schema, "_STEPS", pg_schema._STEPS[:1])
+    postgres_backend.new()
+    monkeypatch.undo()
+    postgres_backend.new()
+    schema, dsn = postgres_backend.schema, postgres_backend.dsn
+    assert dsn is not None
+    with psycopg.connect(dsn, autocommit=True) as db:
+        assert db.execute(f"SELECT version FROM {schema}.schema_version").fetchall() == [
+            (SCHEMA_VERSION,)
+        ]
+        row = db.execute(
+            "SELECT pg_get_functiondef(p.oid) FROM pg_proc p JOIN pg_namespace n "
+            "ON n.oid = p.pronamespace WHERE n.nspname = %s AND p.proname = 'reserve_slot'",
+            (schema,),
+        ).fetchone()
+    assert row is not None and "GREATEST(updated, now_s)" in row[0]
 
 
 def test_actor_scoped_rate_limits_are_per_caller_across_gateways(

@@ -133,9 +133,7 @@ def test_every_admission_checks_the_dialects_again() -> None:
     # name, not a declaration) is admitted each time.
     nested = {
         "type": "object",
-        "properties": {
-            "a": {"$id": "urn:a", "$schema": "http://json-schema.org/draft-07/schema#"}
-        },
+        "properties": {"a": {"$id": "urn:a", "$schema": "http://json-schema.org/draft-07/schema#"}},
     }
     for _ in range(2):
         with pytest.raises(BoundaryError) as caught:

@@ -134,8 +134,47 @@ BEGIN
 END $$;
 """
 
+# Version 2: reserve_slot read the clock before waiting for the per-tool lock, so a
+# reservation that waited could set ``updated`` back to before its predecessor's and
+# the next one refilled that interval twice. The clock is now read under the lock,
+# and ``updated`` never moves backwards (a wall-clock step back refills nothing).
+_V2: Final = """
+CREATE OR REPLACE FUNCTION reserve_slot(
+    p_slot text, p_tool text, p_owner text, p_token text, p_max integer,
+    p_scope text, p_who text, p_capacity double precision, p_rate double precision
+) RETURNS double precision LANGUAGE plpgsql AS $$
+DECLARE
+    now_s double precision;
+    busy integer;
+    have double precision;
+    last double precision;
+BEGIN
+    PERFORM pg_advisory_xact_lock(hashtextextended('schemacore-slots:' || p_tool, 0));
+    now_s := extract(epoch FROM clock_timestamp());
+    SELECT count(*) INTO busy FROM slots s
+        JOIN leases l ON l.owner = s.owner AND l.token = s.token
+        WHERE s.tool_id = p_tool AND l.expires_at > clock_timestamp();
+    IF busy >= p_max THEN
+        RETURN -1;
+    END IF;
+    INSERT INTO rate_buckets VALUES (p_tool, p_scope, p_who, p_capacity, now_s)
+        ON CONFLICT DO NOTHING;
+    SELECT LEAST(p_capacity, tokens + GREATEST(0, now_s - updated) * p_rate),
+           GREATEST(updated, now_s) INTO have, last
+        FROM rate_buckets WHERE tool_id = p_tool AND scope = p_scope AND who = p_who
+        FOR UPDATE;
+    IF have < 1 THEN
+        RETURN (1 - have) / p_rate;
+    END IF;
+    UPDATE rate_buckets SET tokens = have - 1, updated = last
+        WHERE tool_id = p_tool AND scope = p_scope AND who = p_who;
+    INSERT INTO slots VALUES (p_slot, p_tool, p_owner, p_token, clock_timestamp());
+    RETURN NULL;
+END $$;
+"""
+
 # Migration n (1-based) is _STEPS[n - 1]; append, never edit a released step.
-_STEPS: Final = (_V1,)
+_STEPS: Final = (_V1, _V2)
 SCHEMA_VERSION: Final = len(_STEPS)
 
 
