@@ -263,14 +263,16 @@ class Compiler:
             # Evaluation paths through the subschemas, cycles cut at their closing
             # edges: what one value can be checked against is at most this many,
             # which spares recursion.check_child_fan_out its work when it is small.
-            back = node.back
-            if back:
-                paths = 1 + sum(
-                    child.paths for tokens, child in node.children.items() if tokens not in back
-                )
-            else:
-                paths = 1 + sum([child.paths for child in node.children.values()])
-            node.paths = paths if paths < _MANY_PATHS else _MANY_PATHS
+            children = node.children
+            if children:
+                back = node.back
+                if back:
+                    paths = 1 + sum(
+                        child.paths for tokens, child in children.items() if tokens not in back
+                    )
+                else:
+                    paths = 1 + sum([child.paths for child in children.values()])
+                node.paths = paths if paths < _MANY_PATHS else _MANY_PATHS
         node.ready = True
         return node
 

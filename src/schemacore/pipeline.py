@@ -27,6 +27,7 @@ from . import dialects
 from .compiler import Compiler
 from .dialect import Dialect, normalise
 from .errors import ExecutionFailure, SchemaError, ValidationError
+from .flatmeta import flatten
 from .model import Node, Options
 from .pointer import parse_pointer
 from .recursion import check_child_fan_out, mark_fan_out
@@ -138,24 +139,34 @@ def _stages(
 
 # -- meta-schema checks -------------------------------------------------------------
 
-# One compiled meta-schema per bundled draft, shared by every compile of the process.
-_META: dict[str, tuple[Node, Compiler]] = {}
+# A compiled meta-schema: its root node and the compiler holding it.
+Meta = tuple[Node, Compiler]
+# Per bundled draft, shared by every compile of the process: the meta-schema that
+# answers is_valid (its flat form where there is one, see flatmeta) and the
+# published one, which gives the errors.
+_META: dict[str, tuple[Meta, Meta]] = {}
 _META_LOCK = threading.Lock()
 
 
-def _meta_for(draft: Dialect) -> tuple[Node, Compiler]:
-    """The compiled meta-schema of a published draft (compiled once, then shared)."""
+def _meta_for(draft: Dialect) -> tuple[Meta, Meta]:
+    """The compiled meta-schemas of a published draft (compiled once, then shared):
+    (the one for is_valid, the one for errors)."""
     uri = draft.uri
     cached = _META.get(uri)
     if cached is None:
         with _META_LOCK:
             cached = _META.get(uri)
             if cached is None:
-                meta = bundled_metaschemas()[uri]
-                cached = _stages(meta, None, None, Options(), False, draft)
-                # Every compile checks against it: generated code pays at once.
-                cached[1].promote()
-                _META[uri] = cached
+                documents = bundled_metaschemas()
+                published = _stages(documents[uri], None, None, Options(), False, draft)
+                flat_document = flatten(uri, documents)
+                fast = published
+                if flat_document is not None:
+                    fast = _stages(flat_document, None, None, Options(), False, draft)
+                # Every compile checks against them: generated code pays at once.
+                for meta in {id(fast): fast, id(published): published}.values():
+                    meta[1].promote()
+                cached = _META[uri] = (fast, published)
     return cached
 
 
@@ -233,15 +244,18 @@ def _check_one(schema: Any, dialect: Dialect, compiler: Compiler, what: str) -> 
         for uri, resource in compiler.index.resources.items():
             registry.setdefault(uri, resource)
         meta_schema = {"$ref": normalise(str(declared))}
-        meta = _stages(meta_schema, registry, compiler.loader, Options(), False, dialects.DEFAULT)
+        custom_meta = _stages(
+            meta_schema, registry, compiler.loader, Options(), False, dialects.DEFAULT
+        )
+        fast, meta = custom_meta, custom_meta
     else:
         # A published draft's meta-schema (a custom default dialect is checked
         # against the draft it extends).
-        meta = _meta_for(dialects.by_name(dialect.name) or dialects.DEFAULT)
-    _check_against(meta, schema, what, dialect.name)
+        fast, meta = _meta_for(dialects.by_name(dialect.name) or dialects.DEFAULT)
+    _check_against(fast, meta, schema, what, dialect.name)
 
 
-def _meta_run(meta: tuple[Node, Compiler], schema: Any, errors: bool) -> Any:
+def _meta_run(meta: Meta, schema: Any, errors: bool) -> Any:
     """The meta-schema's is_valid answer on ``schema``, or (``errors``) its errors,
     from fresh call bookkeeping, as a Validator call would."""
     node, compiler = meta
@@ -263,21 +277,21 @@ def _meta_run(meta: tuple[Node, Compiler], schema: Any, errors: bool) -> Any:
             state.forget()
 
 
-def _meta_valid(meta: tuple[Node, Compiler], schema: Any) -> bool:
+def _meta_valid(meta: Meta, schema: Any) -> bool:
     return bool(_meta_run(meta, schema, False))
 
 
-def _meta_errors(meta: tuple[Node, Compiler], schema: Any) -> list[ValidationError]:
+def _meta_errors(meta: Meta, schema: Any) -> list[ValidationError]:
     found: list[ValidationError] = _meta_run(meta, schema, True)
     return found
 
 
-def _check_against(meta: tuple[Node, Compiler], schema: Any, what: str, draft: str) -> None:
+def _check_against(fast: Meta, meta: Meta, schema: Any, what: str, draft: str) -> None:
     # An ExecutionFailure here (a schema nested too deeply to check, say) stays one:
     # a limit is never reported as an invalid schema. A value outside the JSON data
     # model is no limit: the schema is not JSON, so it is not a schema.
     try:
-        if _meta_valid(meta, schema):
+        if _meta_valid(fast, schema):
             return
     except ExecutionFailure as exc:
         if exc.limit != "json_data_model":

@@ -73,10 +73,15 @@ def _no_float(x: Any) -> bool:
 
 def build_node(node: Node, ctx: SchemaContext) -> None:
     """Compile every active keyword of ``ctx.schema`` and fuse them into ``node``."""
-    keywords: list[Keyword] = []
-    types: frozenset[str] | None = None
     dialect = ctx.dialect
     compilers = dialect.compilers
+    if compilers.keys().isdisjoint(ctx.schema):
+        # No keyword to compile but perhaps "type" (annotations are read from the
+        # schema object): most subschemas of real schemas are such leaves.
+        _build_leaf(node, ctx)
+        return
+    keywords: list[Keyword] = []
+    types: frozenset[str] | None = None
     members: Any = ctx.schema.items()
     if dialect.ref_alone and "$ref" in ctx.schema:
         # Before 2019-09, "$ref" stands alone: its siblings are ignored.
@@ -111,6 +116,43 @@ def build_node(node: Node, ctx: SchemaContext) -> None:
 
 
 _COST = attrgetter("cost")
+
+# The fast path and type table of a leaf, by its type names and whether the dialect
+# counts 1.0 as an integer: shared by every leaf of that kind (at most 2 x 2**7).
+_LEAVES: dict[tuple[frozenset[str], bool], tuple[Callable[[Any], bool], dict[type, Any]]] = {}
+
+
+def _build_leaf(node: Node, ctx: SchemaContext) -> None:
+    """:func:`build_node` for a schema object whose only keyword is ``type``, if any:
+    what the general path builds, with the fast path shared between such leaves."""
+    schema = ctx.schema
+    dialect = ctx.dialect
+    types = None
+    if "type" in schema and dialect.active.get("type") is validation.TYPE:
+        types = validation.parse_types(ctx, schema["type"])
+    if types is None:
+        _fuse(node, ctx, [], None)
+    else:
+        keywords = [_FINITE]
+        if "integer" in types and "number" not in types:
+            keywords.append(_integer_check(ctx, types))
+        shared = _LEAVES.get((types, dialect.float_integers))
+        if shared is None:
+            valid_table = _valid_table(keywords, types)
+            shared = _LEAVES[(types, dialect.float_integers)] = (
+                _table_valid(valid_table),
+                valid_table,
+            )
+        valid, valid_table = shared
+        node.types = types
+        fused = _Fused(node, ctx, keywords, types, (), valid, valid_table)
+        node.errors = fused.errors
+        # Nothing to record: tracking or not, track is the check.
+        node.track = fused
+        node.closure_valid = node.valid = valid
+        node.inline_ok = True
+    if ctx.compiler.options.limits.time_budget is not None:
+        _add_deadline(node, ctx)
 
 
 def _finite_errors(x: Any, ipath: Path, kpath: Path) -> Iterator[ValidationError]:
@@ -453,6 +495,7 @@ def _fuse(
     plain = [k for k in keywords if k.errors_given is None] if given else keywords
     valid_table = _valid_table(plain, types)
     track: Callable[[Any, Evaluated], bool]
+    valid: Callable[[Any], bool]
 
     if given:
         track_table = _track_table(plain, given, types)
@@ -490,18 +533,7 @@ def _fuse(
             return True
 
     else:
-
-        def valid(x: Any) -> bool:
-            checks = valid_table.get(type(x), _MISSING)
-            if checks is _MISSING:
-                checks = valid_table[canonical_type(x)]
-            if checks is None:
-                return False
-            for check in checks:
-                if not check(x):
-                    return False
-            return True
-
+        valid = _table_valid(valid_table)
         if tracking:
             track = _table_track(_track_table(plain, given, types), valid_table)
 
@@ -514,6 +546,23 @@ def _fuse(
 
 
 _MISSING: Any = object()
+
+
+def _table_valid(valid_table: dict[type, Any]) -> Callable[[Any], bool]:
+    """The fast path of a node that records nothing: its checks for the value's type."""
+
+    def valid(x: Any) -> bool:
+        checks = valid_table.get(type(x), _MISSING)
+        if checks is _MISSING:
+            checks = valid_table[canonical_type(x)]
+        if checks is None:
+            return False
+        for check in checks:
+            if not check(x):
+                return False
+        return True
+
+    return valid
 
 
 def _track_table(
