@@ -34,13 +34,18 @@ from .guard import CallState
 from .keywords import build_node
 from .keywords.core import compile_boolean
 from .model import Node, Options, SchemaContext
-from .pointer import as_fragment
 from .resources import Index, Target
 
 __all__ = ["Compiler"]
 
 # Where Node.paths stops counting (far beyond any Limits value that makes sense).
 _MANY_PATHS = 1 << 62
+# The keywords that make Compiler.node look twice at a schema object: a $schema, an
+# identifier of some draft, an unevaluated* keyword.
+_MARKERS = frozenset(
+    {"$schema", "$id", "id", "unevaluatedProperties", "unevaluatedItems"}
+    | {d.identifier for d in dialects.DIALECTS}
+)
 
 
 class Compiler:
@@ -66,7 +71,6 @@ class Compiler:
         # In-place edges between nodes, to find reference loops that never consume
         # the instance (they would recurse forever at validation time).
         self._edges: dict[tuple[Any, ...], list[tuple[Any, ...]]] = {}
-        self._where: dict[tuple[Any, ...], str] = {}
         self._dialects: dict[str, Dialect] = {}
         self._resolving: set[str] = set()
         self.references = 0
@@ -198,21 +202,22 @@ class Compiler:
         records the in-place edge used to detect loops without progress.
         """
         if isinstance(value, dict):
-            if "$schema" in value:
-                dialect = self.dialect_for(value["$schema"], pointer + "/$schema")
-            if dialect.identifier in value and not (dialect.ref_alone and "$ref" in value):
-                # The root of an embedded resource: its own base URI, as indexed at
-                # this position (never looked up by the dict's identity).
-                base, pointer = self.index.locate(base, pointer)
+            if not _MARKERS.isdisjoint(value):  # most schema objects have none
+                if "$schema" in value:
+                    dialect = self.dialect_for(value["$schema"], pointer + "/$schema")
+                if dialect.identifier in value and not (dialect.ref_alone and "$ref" in value):
+                    # The root of an embedded resource: its own base URI, as indexed
+                    # at this position (never looked up by the dict's identity).
+                    base, pointer = self.index.locate(base, pointer)
+                if not tracking and (
+                    ("unevaluatedProperties" in value and "unevaluatedProperties" in dialect.active)
+                    or ("unevaluatedItems" in value and "unevaluatedItems" in dialect.active)
+                ):
+                    # Its own unevaluated* keyword needs its in-place subschemas to track.
+                    tracking = True
             # Always: a document loaded later may bring the $dynamicRef that needs it.
             if base in self._dynamic_names:
                 scope = self._enter(scope, base)
-            if not tracking and (
-                ("unevaluatedProperties" in value and "unevaluatedProperties" in dialect.active)
-                or ("unevaluatedItems" in value and "unevaluatedItems" in dialect.active)
-            ):
-                # Its own unevaluated* keyword needs its in-place subschemas to track.
-                tracking = True
         elif not isinstance(value, bool):
             # Draft-04 has no boolean schemas, but its additionalItems and
             # additionalProperties take a boolean that means what they do: its
@@ -240,9 +245,8 @@ class Compiler:
                 limit="max_subschemas",
                 value=limits.max_subschemas,
             )
-        node = Node(f"{base}#{as_fragment(pointer)}")
+        node = Node(base, pointer)
         self._cache[key] = node
-        self._where[key] = pointer
         if isinstance(value, bool):
             compile_boolean(node, value)
         else:
@@ -390,7 +394,7 @@ class Compiler:
                         f"a value could be checked against more than "
                         f"max_inplace_applications={limit} subschemas in place (references "
                         "that apply shared subschemas several times multiply)",
-                        location=self._where.get(current, ""),
+                        location=current[1],  # the key's pointer
                         limit="max_inplace_applications",
                         value=limit,
                     )

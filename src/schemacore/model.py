@@ -236,6 +236,8 @@ class Node:
     """A compiled schema. Attributes are filled once compilation of it finishes."""
 
     __slots__ = (
+        "_at",
+        "_uri",
         "alias",
         "back",
         "boolean",
@@ -256,12 +258,13 @@ class Node:
         "track",
         "trivial",
         "types",
-        "uri",
         "valid",
     )
 
-    def __init__(self, uri: str) -> None:
-        self.uri = uri
+    def __init__(self, base: str, pointer: str) -> None:
+        # The node's absolute location, written on first use (errors, evaluation).
+        self._uri: str | None = None
+        self._at = (base, pointer)
         self.ready = False
         self.trivial = False
         # What the evaluation product (annotations, output formats) reads: the
@@ -306,6 +309,15 @@ class Node:
         self.valid: ValidFn = _unfinished
         self.errors: ErrorsFn = _unfinished_errors
         self.track: TrackFn = _unfinished_track
+
+    @property
+    def uri(self) -> str:
+        """The absolute URI of the node's schema object (percent-encoded pointer)."""
+        uri = self._uri
+        if uri is None:
+            base, pointer = self._at
+            uri = self._uri = f"{base}#{as_fragment(pointer)}"
+        return uri
 
     def __repr__(self) -> str:
         return f"<Node {self.uri}>"
