@@ -236,7 +236,8 @@ class Node:
     """A compiled schema. Attributes are filled once compilation of it finishes."""
 
     __slots__ = (
-        "_at",
+        "_base",
+        "_pointer",
         "_uri",
         "alias",
         "back",
@@ -264,7 +265,8 @@ class Node:
     def __init__(self, base: str, pointer: str) -> None:
         # The node's absolute location, written on first use (errors, evaluation).
         self._uri: str | None = None
-        self._at = (base, pointer)
+        self._base = base
+        self._pointer = pointer
         self.ready = False
         self.trivial = False
         # What the evaluation product (annotations, output formats) reads: the
@@ -315,8 +317,7 @@ class Node:
         """The absolute URI of the node's schema object (percent-encoded pointer)."""
         uri = self._uri
         if uri is None:
-            base, pointer = self._at
-            uri = self._uri = f"{base}#{as_fragment(pointer)}"
+            uri = self._uri = f"{self._base}#{as_fragment(self._pointer)}"
         return uri
 
     def __repr__(self) -> str:

@@ -119,7 +119,10 @@ _COST = attrgetter("cost")
 
 # The fast path and type table of a leaf, by its type names and whether the dialect
 # counts 1.0 as an integer: shared by every leaf of that kind (at most 2 x 2**7).
-_LEAVES: dict[tuple[frozenset[str], bool], tuple[Callable[[Any], bool], dict[type, Any]]] = {}
+_LEAVES: dict[
+    tuple[frozenset[str], bool],
+    tuple[Callable[[Any], bool], dict[type, Any], Callable[[Any, Evaluated], bool]],
+] = {}
 
 
 def _build_leaf(node: Node, ctx: SchemaContext) -> None:
@@ -133,22 +136,22 @@ def _build_leaf(node: Node, ctx: SchemaContext) -> None:
     if types is None:
         _fuse(node, ctx, [], None)
     else:
-        keywords = [_FINITE]
+        keywords = _FINITE_ONLY
         if "integer" in types and "number" not in types:
-            keywords.append(_integer_check(ctx, types))
+            keywords = [_FINITE, _integer_check(ctx, types)]
         shared = _LEAVES.get((types, dialect.float_integers))
         if shared is None:
             valid_table = _valid_table(keywords, types)
+            valid = _table_valid(valid_table)
+            # Nothing to record: tracking or not, track is the check.
             shared = _LEAVES[(types, dialect.float_integers)] = (
-                _table_valid(valid_table),
+                valid,
                 valid_table,
+                _AsTrack(valid),
             )
-        valid, valid_table = shared
+        valid, valid_table, node.track = shared
         node.types = types
-        fused = _Fused(node, ctx, keywords, types, (), valid, valid_table)
-        node.errors = fused.errors
-        # Nothing to record: tracking or not, track is the check.
-        node.track = fused
+        node.errors = _Fused(node, ctx, keywords, types, (), valid, valid_table)
         node.closure_valid = node.valid = valid
         node.inline_ok = True
     if ctx.compiler.options.limits.time_budget is not None:
@@ -175,6 +178,8 @@ def _finite_decimal_then_false(x: Any) -> bool:
 # Every float a schema constrains is checked first: NaN and infinities are not JSON
 # and would otherwise slip through comparisons that are all False.
 _FINITE = Keyword("finite", "float", finite, _finite_errors, cost=0)
+# The keywords of a leaf whose type needs no integer check (shared, never mutated).
+_FINITE_ONLY: list[Keyword] = [_FINITE]
 
 
 def _add_deadline(node: Node, ctx: SchemaContext) -> None:
@@ -312,9 +317,9 @@ def _valid_table(plain: list[Keyword], types: frozenset[str] | None) -> dict[typ
 
 
 class _Fused:
-    """The error path of a node that dispatches on the type of its value, and, called,
-    its ``track`` when it records nothing (it then only checks: a node's own
-    object, not one more bound method, for the garbage collector to visit).
+    """The error path of a node that dispatches on the type of its value: the node's
+    ``errors`` is this object itself (called, it is :meth:`errors`), not one more
+    bound method per node for the garbage collector to visit.
 
     Errors are rare next to compiles, so their per-type table is built on first use.
     Validators are shared between threads: two threads may both build it, which is
@@ -351,8 +356,8 @@ class _Fused:
         self.valid_table = valid_table
         self._errors_table: dict[type, tuple[bool, tuple[Keyword, ...]]] | None = None
 
-    def __call__(self, x: Any, acc: Evaluated) -> bool:
-        return self.valid(x)
+    def __call__(self, x: Any, ipath: Path, kpath: Path) -> Iterator[ValidationError]:
+        return self.errors(x, ipath, kpath)
 
     def _build_errors_table(self) -> dict[type, tuple[bool, tuple[Keyword, ...]]]:
         plain = [k for k in self.keywords if k.errors_given is None]
@@ -537,9 +542,8 @@ def _fuse(
         if tracking:
             track = _table_track(_track_table(plain, given, types), valid_table)
 
-    fused = _Fused(node, ctx, keywords, types, given, valid, valid_table)
-    node.errors = fused.errors
-    node.track = track if tracking else fused
+    node.errors = _Fused(node, ctx, keywords, types, given, valid, valid_table)
+    node.track = track if tracking else _AsTrack(valid)
     node.closure_valid = valid
     node.valid = valid
     node.inline_ok = not given
