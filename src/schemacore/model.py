@@ -256,6 +256,7 @@ class Node:
         "only",
         "paths",
         "ready",
+        "table",
         "track",
         "trivial",
         "types",
@@ -297,6 +298,10 @@ class Node:
         # inline_ok when generated code may copy this node's checks into a parent.
         self.closure_valid: ValidFn = _unfinished
         self.inline_ok = False
+        # When closure_valid is the plain type-table check (keywords._table_valid):
+        # its table, per Python type the checks that apply (None: refused), which a
+        # parent's closure may read in line instead of calling closure_valid.
+        self.table: dict[type, Any] | None = None
         # Generated code replaces the closures once the validator has been called
         # often enough to repay writing it (see codegen.promote); alias is the
         # target of a node that is only a (non-recursive) reference.

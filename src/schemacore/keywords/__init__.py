@@ -153,6 +153,7 @@ def _build_leaf(node: Node, ctx: SchemaContext) -> None:
         node.types = types
         node.errors = _Fused(node, ctx, keywords, types, (), valid, valid_table)
         node.closure_valid = node.valid = valid
+        node.table = valid_table
         node.inline_ok = True
     if ctx.compiler.options.limits.time_budget is not None:
         _add_deadline(node, ctx)
@@ -539,6 +540,7 @@ def _fuse(
 
     else:
         valid = _table_valid(valid_table)
+        node.table = valid_table
         if tracking:
             track = _table_track(_track_table(plain, given, types), valid_table)
 

@@ -15,7 +15,7 @@ from itertools import islice
 from time import monotonic
 from typing import Any
 
-from ..calls import call_errors, call_track, call_valid
+from ..calls import call_errors, call_track, call_valid, passing
 from ..emit import Writer, branch_test, callable_of, closed, edge, emit_body, emit_child
 from ..errors import ExecutionFailure, ValidationError
 from ..guard import non_string_key, too_deep
@@ -116,16 +116,20 @@ def compile_properties(ctx: SchemaContext, value: Any) -> Keyword | None:
         return None
     pairs = tuple(checks.items())
     count = len(pairs)
+    # Per member: the Python types its subschema accepts without a check (a leaf's
+    # "type"), answered in line, and its check, called for any other value.
+    plan = {name: (passing(children[name]), check) for name, check in pairs}
+    planned = tuple(plan.items())
 
     def valid(x: Any) -> bool:
         if len(x) < count:
             for key, member in x.items():
-                check = checks.get(key)
-                if check is not None and not check(member):
+                entry = plan.get(key)
+                if entry is not None and type(member) not in entry[0] and not entry[1](member):
                     return False
         else:
-            for key, check in pairs:
-                if key in x and not check(x[key]):
+            for key, (passes, check) in planned:
+                if key in x and type(x[key]) not in passes and not check(x[key]):
                     return False
         return True
 
