@@ -43,27 +43,17 @@ def call_valid(node: Node) -> Callable[[Any], bool]:
     return recursion(node)[0]
 
 
-# Sets of Python types, one object per distinct set (there are few).
-_PASSING: dict[frozenset[type], frozenset[type]] = {}
 _NO_TYPES: frozenset[type] = frozenset()
 
 
 def passing(node: Node) -> frozenset[type]:
     """The Python types whose values the fast path of ``node`` accepts without any
-    check, for a parent that answers those in line and calls ``call_valid(node)``
-    for the rest. Empty unless that fast path is the node's plain type table
-    (``Node.table``), unwrapped: not for a node still being compiled (a cycle), nor
-    one with a deadline to check."""
-    table = node.table
-    if table is None or not node.ready or node.valid is not node.closure_valid:
+    check (``Node.passes``), for a parent that answers those in line and calls
+    ``call_valid(node)`` for the rest; none for a node still being compiled (a
+    cycle) or whose fast path is wrapped (a deadline to check)."""
+    if not node.ready or node.valid is not node.closure_valid:
         return _NO_TYPES
-    found = frozenset([kind for kind, checks in table.items() if checks == ()])
-    shared = _PASSING.get(found)
-    if shared is None:
-        if len(_PASSING) >= 1024:
-            _PASSING.clear()
-        shared = _PASSING[found] = found
-    return shared
+    return node.passes
 
 
 def call_track(node: Node) -> Callable[[Any, Evaluated], bool]:

@@ -254,9 +254,9 @@ class Node:
         "loop",
         "memo",
         "only",
+        "passes",
         "paths",
         "ready",
-        "table",
         "track",
         "trivial",
         "types",
@@ -298,10 +298,9 @@ class Node:
         # inline_ok when generated code may copy this node's checks into a parent.
         self.closure_valid: ValidFn = _unfinished
         self.inline_ok = False
-        # When closure_valid is the plain type-table check (keywords._table_valid):
-        # its table, per Python type the checks that apply (None: refused), which a
-        # parent's closure may read in line instead of calling closure_valid.
-        self.table: dict[type, Any] | None = None
+        # The Python types closure_valid accepts without any check (a leaf's "type"),
+        # which a parent's closure may answer in line instead of calling it.
+        self.passes: frozenset[type] = _NO_TYPES
         # Generated code replaces the closures once the validator has been called
         # often enough to repay writing it (see codegen.promote); alias is the
         # target of a node that is only a (non-recursive) reference.
@@ -330,6 +329,7 @@ class Node:
 
 
 _NO_BACK: frozenset[tuple[str | int, ...]] = frozenset()
+_NO_TYPES: frozenset[type] = frozenset()
 
 
 def _unfinished(x: Any) -> bool:  # pragma: no cover - guarded by cycle detection

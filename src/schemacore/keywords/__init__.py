@@ -121,7 +121,9 @@ _COST = attrgetter("cost")
 # counts 1.0 as an integer: shared by every leaf of that kind (at most 2 x 2**7).
 _LEAVES: dict[
     tuple[frozenset[str], bool],
-    tuple[Callable[[Any], bool], dict[type, Any], Callable[[Any, Evaluated], bool]],
+    tuple[
+        Callable[[Any], bool], dict[type, Any], Callable[[Any, Evaluated], bool], frozenset[type]
+    ],
 ] = {}
 
 
@@ -143,17 +145,18 @@ def _build_leaf(node: Node, ctx: SchemaContext) -> None:
         if shared is None:
             valid_table = _valid_table(keywords, types)
             valid = _table_valid(valid_table)
+            passes = frozenset([kind for kind, checks in valid_table.items() if checks == ()])
             # Nothing to record: tracking or not, track is the check.
             shared = _LEAVES[(types, dialect.float_integers)] = (
                 valid,
                 valid_table,
                 _AsTrack(valid),
+                passes,
             )
-        valid, valid_table, node.track = shared
+        valid, valid_table, node.track, node.passes = shared
         node.types = types
         node.errors = _Fused(node, ctx, keywords, types, (), valid, valid_table)
         node.closure_valid = node.valid = valid
-        node.table = valid_table
         node.inline_ok = True
     if ctx.compiler.options.limits.time_budget is not None:
         _add_deadline(node, ctx)
@@ -540,7 +543,6 @@ def _fuse(
 
     else:
         valid = _table_valid(valid_table)
-        node.table = valid_table
         if tracking:
             track = _table_track(_track_table(plain, given, types), valid_table)
 

@@ -111,15 +111,17 @@ def compile_properties(ctx: SchemaContext, value: Any) -> Keyword | None:
         name: ctx.descend(sub, "properties", name)
         for name, sub in _mapping(ctx, value, "properties").items()
     }
-    checks = {name: call_valid(node) for name, node in children.items() if not node.trivial}
-    if not checks and not ctx.tracking:
-        return None
-    pairs = tuple(checks.items())
-    count = len(pairs)
     # Per member: the Python types its subschema accepts without a check (a leaf's
     # "type"), answered in line, and its check, called for any other value.
-    plan = {name: (passing(children[name]), check) for name, check in pairs}
+    plan = {
+        name: (passing(node), call_valid(node))
+        for name, node in children.items()
+        if not node.trivial
+    }
+    if not plan and not ctx.tracking:
+        return None
     planned = tuple(plan.items())
+    count = len(planned)
 
     def valid(x: Any) -> bool:
         if len(x) < count:
@@ -151,7 +153,7 @@ def compile_properties(ctx: SchemaContext, value: Any) -> Keyword | None:
             # Mark first, so that the error path sees these names as evaluated even
             # when one of them fails; then the loop of valid(), inlined to save a frame.
             acc.props.update(names.intersection(x))
-            for key, check in pairs:
+            for key, (_, check) in planned:
                 if key in x and not check(x[key]):
                     return False
             return True
