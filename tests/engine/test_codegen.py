@@ -184,3 +184,57 @@ def test_time_budget_holds_in_generated_code() -> None:
             validator.is_valid(instance)
         assert caught.value.limit == "time_budget"
         assert validator.is_valid([{"a": 1}])
+
+
+# Leaves whose "type" is their only keyword: the properties closure answers a value
+# whose type needs no check in line, and calls the leaf for any other value.
+LEAVES = {
+    "properties": {
+        "s": {"type": "string", "description": "a leaf"},
+        "i": {"type": "integer"},
+        "n": {"type": "number"},
+        "b": {"type": "boolean"},
+        "z": {"type": "null"},
+        "o": {"type": ["object", "array"]},
+    }
+}
+
+
+@pytest.mark.parametrize(
+    ("member", "value", "expected"),
+    [
+        ("s", "x", True),
+        ("s", Tag("x"), True),  # a subclass: the leaf decides
+        ("s", 1, False),
+        ("i", 1, True),
+        ("i", True, False),  # bool is not an integer
+        ("i", 1.0, True),  # an integral float is (2020-12)
+        ("i", 1.5, False),
+        ("n", 2.5, True),
+        ("n", True, False),
+        ("b", False, True),
+        ("b", 0, False),
+        ("z", None, True),
+        ("z", 0, False),
+        ("o", {}, True),
+        ("o", [], True),
+        ("o", "x", False),
+    ],
+)
+@pytest.mark.parametrize("others", [0, 8])  # instances smaller and larger than the table
+def test_leaf_members_answered_in_line(
+    member: str, value: Any, expected: bool, others: int
+) -> None:
+    instance = {member: value, **{f"extra{k}": k for k in range(others)}}
+    closures, generated = _pair(LEAVES)
+    assert closures.is_valid(instance) is expected
+    assert generated.is_valid(instance) is expected
+
+
+@pytest.mark.parametrize("others", [0, 8])
+def test_leaf_members_outside_json_fail_closed_in_line(others: int) -> None:
+    closures, _ = _pair(LEAVES)
+    padding = {f"extra{k}": k for k in range(others)}
+    for member, value in (("n", float("nan")), ("s", ("x",)), ("i", float("inf"))):
+        with pytest.raises(schemacore.ExecutionFailure):
+            closures.is_valid({member: value, **padding})
