@@ -163,9 +163,9 @@ def _meta_for(draft: Dialect) -> tuple[Meta, Meta]:
                 fast = published
                 if flat_document is not None:
                     fast = _stages(flat_document, None, None, Options(), False, draft)
-                # Every compile checks against them: generated code pays at once.
-                for meta in {id(fast): fast, id(published): published}.values():
-                    meta[1].promote()
+                # Every compile checks against the first: generated code pays at
+                # once. The published one only words the errors of invalid schemas.
+                fast[1].promote()
                 cached = _META[uri] = (fast, published)
     return cached
 
