@@ -238,3 +238,21 @@ def test_leaf_members_outside_json_fail_closed_in_line(others: int) -> None:
     for member, value in (("n", float("nan")), ("s", ("x",)), ("i", float("inf"))):
         with pytest.raises(schemacore.ExecutionFailure):
             closures.is_valid({member: value, **padding})
+
+
+@pytest.mark.parametrize(
+    ("schema", "instance", "expected"),
+    [
+        ({"items": {"type": "string"}}, ["a", "b"], True),
+        ({"items": {"type": "string"}}, ["a", Tag("b")], True),
+        ({"items": {"type": "string"}}, ["a", 1], False),
+        ({"items": {"type": "integer"}}, [1, True], False),
+        ({"items": {"type": "integer"}}, [1, 2.0], True),
+        ({"prefixItems": [True], "items": {"type": "null"}}, [1, None], True),
+        ({"prefixItems": [True], "items": {"type": "null"}}, [1, 0], False),
+    ],
+)
+def test_leaf_items_answered_in_line(schema: Any, instance: Any, expected: bool) -> None:
+    closures, generated = _pair(schema)
+    assert closures.is_valid(instance) is expected
+    assert generated.is_valid(instance) is expected

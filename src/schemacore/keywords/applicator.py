@@ -416,12 +416,14 @@ def rest_items(ctx: SchemaContext, value: Any, keyword: str, start: int) -> Keyw
         return None
     check = call_valid(child)
     child_errors = call_errors(child)
+    # Items of a type the subschema accepts without a check are answered in line.
+    passes = passing(child)
 
     if start:
 
         def valid(x: Any) -> bool:
             for item in islice(x, start, None):
-                if not check(item):
+                if type(item) not in passes and not check(item):
                     return False
             return True
 
@@ -429,7 +431,7 @@ def rest_items(ctx: SchemaContext, value: Any, keyword: str, start: int) -> Keyw
 
         def valid(x: Any) -> bool:
             for item in x:
-                if not check(item):
+                if type(item) not in passes and not check(item):
                     return False
             return True
 
