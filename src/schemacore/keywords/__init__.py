@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from decimal import Decimal
-from operator import attrgetter
+from operator import attrgetter, itemgetter
 from time import monotonic
 from typing import Any
 
@@ -97,25 +97,30 @@ def build_node(node: Node, ctx: SchemaContext) -> None:
         if keyword is not None:
             keyword.spec = spec
             keywords.append(keyword)
-    for index, keyword in enumerate(keywords):
-        if keyword.errors_given is not None:
-            folded = unevaluated.fold(node, ctx, keyword)
-            if folded is not None:
-                folded.spec = keyword.spec
-                keywords[index] = folded
+    if not _UNEVALUATED.isdisjoint(ctx.schema):
+        # Only unevaluated* keywords take what their siblings evaluated.
+        for index, keyword in enumerate(keywords):
+            if keyword.errors_given is not None:
+                folded = unevaluated.fold(node, ctx, keyword)
+                if folded is not None:
+                    folded.spec = keyword.spec
+                    keywords[index] = folded
     keywords.sort(key=_COST)
+    node.types = types
+    # Before the checks of no keyword of their own (finiteness, "integer") join them.
+    node.keywords = {k.name: k for k in keywords}
     if types is not None and "integer" in types and "number" not in types:
         keywords.insert(0, _integer_check(ctx, types))
     if keywords or types is not None:
         keywords.insert(0, _FINITE)
-    node.types = types
-    node.keywords = {k.name: k for k in keywords if k is not _FINITE and k.name != "type"}
     _fuse(node, ctx, keywords, types)
     if ctx.compiler.options.limits.time_budget is not None:
         _add_deadline(node, ctx)
 
 
 _COST = attrgetter("cost")
+# The keywords whose errors take what their siblings evaluated (Keyword.errors_given).
+_UNEVALUATED = frozenset({"unevaluatedProperties", "unevaluatedItems"})
 
 # The fast path and type table of a leaf, by its type names and whether the dialect
 # counts 1.0 as an integer: shared by every leaf of that kind (at most 2 x 2**7).
@@ -277,7 +282,8 @@ def _type_ok(py_type: type, types: frozenset[str] | None) -> bool:
 # _REJECT_FLOAT), and for each distinct set of keyword positions the Python types
 # whose entry holds those keywords' checks. Few shapes exist; the cache is bounded
 # anyway, as its keys come from the schemas compiled.
-_Layout = tuple[dict[type, Any], tuple[tuple[tuple[int, ...], tuple[type, ...]], ...]]
+_Pick = Callable[[list[Any]], tuple[Any, ...]]
+_Layout = tuple[dict[type, Any], tuple[tuple[_Pick, tuple[type, ...], bool], ...]]
 _LAYOUTS: dict[tuple[frozenset[str] | None, tuple[str | None, ...]], _Layout] = {}
 _MAX_LAYOUTS = 4096
 
@@ -295,7 +301,17 @@ def _layout(types: frozenset[str] | None, shape: tuple[str | None, ...]) -> _Lay
             groups.setdefault(positions, []).append(py_type)
         else:
             fixed[py_type] = ()
-    layout = (fixed, tuple((positions, tuple(kinds)) for positions, kinds in groups.items()))
+    layout = (
+        fixed,
+        tuple(
+            (
+                _picker(positions),
+                tuple([kind for kind in kinds if kind is not Decimal]),
+                Decimal in kinds,
+            )
+            for positions, kinds in groups.items()
+        ),
+    )
     if len(_LAYOUTS) >= _MAX_LAYOUTS:
         _LAYOUTS.clear()
     _LAYOUTS[(types, shape)] = layout
@@ -311,13 +327,24 @@ def _valid_table(plain: list[Keyword], types: frozenset[str] | None) -> dict[typ
     layout = _LAYOUTS.get((types, shape)) or _layout(types, shape)
     fixed, groups = layout
     table = fixed.copy()
-    for positions, kinds in groups:
-        checks = tuple([plain[i].valid for i in positions])
+    valids = [k.valid for k in plain]
+    for pick, kinds, decimal in groups:
+        checks = pick(valids)
         if checks == _ONLY_FINITE:
             checks = _ONLY_FINITE
         for py_type in kinds:
-            table[py_type] = _decimal_checks(checks) if py_type is Decimal else checks
+            table[py_type] = checks
+        if decimal:
+            table[Decimal] = _decimal_checks(checks)
     return table
+
+
+def _picker(positions: tuple[int, ...]) -> _Pick:
+    """The checks at ``positions`` of a node's list of checks, as a tuple."""
+    if len(positions) == 1:
+        (only,) = positions
+        return lambda valids: (valids[only],)
+    return itemgetter(*positions)
 
 
 class _Fused:
