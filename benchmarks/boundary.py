@@ -23,9 +23,7 @@ import json
 import os
 import random
 import statistics
-import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -35,6 +33,7 @@ if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
+from benchmarks.callgrind import phase_counts
 from schemacore.runtime import AdmissionRejected, ToolCatalog, validate_tool_args
 from schemacore.runtime.toolschema import ToolSchema
 
@@ -254,35 +253,10 @@ def _phases(cases: list[Case], loops: int) -> None:
 def _callgrind(corpus: Path, loops: int) -> int:
     """Instructions per call of each phase, from one run under callgrind (time-based
     tiering makes separate runs differ by more than the difference measured)."""
-    with tempfile.TemporaryDirectory() as folder:
-        out = Path(folder) / "out"
-        command = [
-            "valgrind",
-            "--tool=callgrind",
-            "--dump-before=getppid",
-            f"--callgrind-out-file={out}",
-            sys.executable,
-            "-m",
-            "benchmarks.boundary",
-            "--corpus",
-            str(corpus),
-            "--phases",
-            "--loops",
-            str(loops),
-        ]
-        run = subprocess.run(
-            command,
-            capture_output=True,
-            text=True,
-            check=True,
-            cwd=Path(__file__).resolve().parents[1],
-            env={**os.environ, "PYTHONHASHSEED": "0"},
-        )
-        calls = int(run.stdout.split("calls per phase:")[1])
-        counts = []
-        for index in (2, 3):  # dump 1 is everything before the first phase
-            text = Path(f"{out}.{index}").read_text()
-            counts.append(int(text.split("\nsummary: ")[1].split()[0]) / calls)
+    arguments = ["--corpus", str(corpus), "--phases", "--loops", str(loops)]
+    stdout, found = phase_counts("benchmarks.boundary", arguments)
+    calls = int(stdout.split("calls per phase:")[1])
+    counts = [count / calls for count in found[:2]]
     is_valid, boundary = counts
     print(
         f"valid arguments, instructions per call: is_valid {is_valid:.0f}, "

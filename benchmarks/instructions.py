@@ -22,9 +22,7 @@ import argparse
 import gc
 import os
 import random
-import subprocess
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -34,8 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
 import schemacore
 from benchmarks import argsgen, mcp_corpus
-
-PHASES = ("compile", "closures", "generated")
+from benchmarks.callgrind import phase_counts
 
 
 def _corpus() -> list[tuple[Any, list[Any]]]:
@@ -96,37 +93,15 @@ def main(argv: list[str] | None = None) -> int:
     if options.phases:
         _phases()
         return 0
-    with tempfile.TemporaryDirectory() as folder:
-        out = Path(folder) / "out"
-        run = subprocess.run(
-            [
-                "valgrind",
-                "--tool=callgrind",
-                "--dump-before=getppid",
-                f"--callgrind-out-file={out}",
-                sys.executable,
-                "-m",
-                "benchmarks.instructions",
-                "--phases",
-            ],
-            capture_output=True,
-            text=True,
-            check=True,
-            cwd=Path(__file__).resolve().parents[1],
-            env={**os.environ, "PYTHONHASHSEED": "0"},
-        )
-        counts = run.stdout.split("schemas: ")[1].split("; calls: ")
-        schemas, calls = int(counts[0]), int(counts[1])
-        # Dumps: 1 before the first phase, 2 compile, 3 setup, 4 closures, 5 writing
-        # code, 6 generated.
-        found = {
-            phase: int(Path(f"{out}.{index}").read_text().split("\nsummary: ")[1].split()[0])
-            for phase, index in zip(PHASES, (2, 4, 6), strict=True)
-        }
+    stdout, found = phase_counts("benchmarks.instructions", ["--phases"])
+    counts = stdout.split("schemas: ")[1].split("; calls: ")
+    schemas, calls = int(counts[0]), int(counts[1])
+    # Phases: compile, setup, closures, writing code, generated.
+    compiled, _, closures, _, generated = found[:5]
     print(f"MCP corpus: {schemas} tool schemas, {calls:,} generated argument objects")
-    print(f"  compile    {found['compile'] / schemas:>10,.0f} instructions per schema")
-    print(f"  closures   {found['closures'] / calls:>10,.0f} instructions per call")
-    print(f"  generated  {found['generated'] / calls:>10,.0f} instructions per call")
+    print(f"  compile    {compiled / schemas:>10,.0f} instructions per schema")
+    print(f"  closures   {closures / calls:>10,.0f} instructions per call")
+    print(f"  generated  {generated / calls:>10,.0f} instructions per call")
     print(f"  gc objects {_gc_objects([s for s, _ in _corpus()]) / schemas:>10,.1f} per schema")
     return 0
 
