@@ -683,6 +683,21 @@ def test_reference_loop_without_progress_fails_closed_when_it_runs(
     _fails_closed(validator, instance)
 
 
+def test_a_sibling_that_fails_first_answers_is_valid_but_not_the_error_walk() -> None:
+    # is_valid stops at the first failing keyword, before the loop runs: the instance
+    # is certainly invalid. Listing every error must run the loop too, and fails
+    # closed (found by the fuzz profile of the property tests).
+    validator = schemacore.compile({"const": None, "$ref": "#"})
+    for generated in (False, True):
+        if generated:
+            validator._promote()
+        assert validator.is_valid([]) is False
+        with pytest.raises(schemacore.ExecutionFailure) as caught:
+            list(validator.iter_errors([]))
+        assert caught.value.reason == "reference-loop"
+        _fails_closed(validator, None)  # const holds: the loop runs for both
+
+
 def test_reference_loop_across_registry_documents() -> None:
     registry = {
         "https://example.com/a": {"$ref": "https://example.com/b"},
