@@ -148,8 +148,8 @@ class Validator:
             except RecursionError:
                 _too_deep("the instance")
             calls[1] += perf_counter() - started
-            if calls[1] >= calls[2] and self._compiler.promote_for(calls[3]):
-                calls[0] = True
+            if calls[1] >= calls[2]:
+                self._write_some()
             return result
         state = self._start(instance)
         if not self._calls[0]:
@@ -198,11 +198,17 @@ class Validator:
             if self._memoises:
                 state.forget()
         calls[1] += perf_counter() - started
-        compiler = self._compiler
         # Written already when deep recursion had it written at once (calls.recursion).
-        if compiler.promoted or (calls[1] >= calls[2] and compiler.promote_for(calls[3])):
-            calls[0] = True
+        if calls[1] >= calls[2] or self._compiler.promoted:
+            self._write_some()
         return result
+
+    def _write_some(self) -> None:
+        """Write generated code for one slice (see _warm_is_valid); once all of it is
+        written, is_valid takes it from the next call on."""
+        calls = self._calls
+        if self._compiler.promote_for(calls[3]):
+            calls[0] = True
 
     def _start(self, instance: Any) -> CallState:
         """Reset this thread's bookkeeping and run the optional instance walk."""
