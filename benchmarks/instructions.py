@@ -8,7 +8,10 @@ arguments (those of the ``agent`` workload), one run under callgrind counts:
 - ``compile``: ``schemacore.compile`` of every schema, per schema;
 - ``closures``: ``is_valid`` of every argument object on fresh validators, which
   run on closures (their tiering held back, so no code is written meanwhile);
-- ``generated``: the same calls once every validator's code is written.
+- ``generated``: the same calls once every validator's code is written;
+- ``suite``: over the JSON-Schema-Test-Suite's required Draft 2020-12 groups (those
+  of the ``suite`` workload), compiling each group's schema and ``is_valid`` of its
+  cases, per group (left out when the suite is not there).
 
 The garbage collector is off in every phase: its pauses depend on the heap, not on
 the code measured (``gc_objects`` reports what a compile leaves for it instead)::
@@ -73,6 +76,34 @@ def _phases() -> None:
         check(instance)
     os.getppid()
     print(f"schemas: {len(schemas)}; calls: {len(pairs)}")
+    suite = _suite_groups()
+    for schema, _cases, registry in suite:  # warm, as above
+        schemacore.compile(schema, registry=registry)
+    os.getppid()
+    for schema, cases, registry in suite:
+        validator = schemacore.compile(schema, registry=registry)
+        for case in cases:
+            validator.is_valid(case)
+    os.getppid()
+    print(f"suite groups: {len(suite)}")
+
+
+def _suite_groups() -> list[tuple[Any, list[Any], dict[str, Any]]]:
+    """The suite workload's groups that compile: (schema, cases, registry)."""
+    from benchmarks import workloads
+
+    found = workloads.build("suite", quick=False)
+    if not isinstance(found, workloads.SuiteWorkload):
+        return []
+    registry = dict(found.registry)
+    groups = []
+    for group in found.groups:
+        try:
+            schemacore.compile(group.schema, registry=registry)
+        except schemacore.SchemaCoreError:
+            continue
+        groups.append((group.schema, [data for data, _ in group.cases], registry))
+    return groups
 
 
 def _gc_objects(schemas: list[Any]) -> int:
@@ -95,7 +126,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     stdout, found = phase_counts("benchmarks.instructions", ["--phases"])
     counts = stdout.split("schemas: ")[1].split("; calls: ")
-    schemas, calls = int(counts[0]), int(counts[1])
+    schemas, calls = int(counts[0]), int(counts[1].split()[0])
     # Phases: compile, setup, closures, writing code, generated.
     compiled, _, closures, _, generated = found[:5]
     print(f"MCP corpus: {schemas} tool schemas, {calls:,} generated argument objects")
@@ -103,6 +134,11 @@ def main(argv: list[str] | None = None) -> int:
     print(f"  closures   {closures / calls:>10,.0f} instructions per call")
     print(f"  generated  {generated / calls:>10,.0f} instructions per call")
     print(f"  gc objects {_gc_objects([s for s, _ in _corpus()]) / schemas:>10,.1f} per schema")
+    groups = int(stdout.split("suite groups: ")[1].split()[0])
+    if groups:
+        print(f"test suite: {groups} Draft 2020-12 groups, compile + is_valid of their cases")
+        print(f"  suite      {found[6] / groups:>10,.0f} instructions per group")
+    return 0
     return 0
 
 

@@ -84,8 +84,19 @@ class Compiler:
         self.memoises = False
         # How many schema objects are being compiled, one inside the other.
         self._depth = 0
-        # Shared by every closure of this validator; see guard.CallState.
-        self.state = CallState()
+        # Shared by every closure of this validator (see guard.CallState); made on
+        # first use, as most validators' closures never count or memoise anything.
+        self._state: CallState | None = None
+
+    @property
+    def state(self) -> CallState:
+        """This validator's per-thread call bookkeeping (made on first use). Two
+        threads that both make it are harmless: only its thread-local values are
+        ever read, and every closure that keeps it took it while compiling."""
+        state = self._state
+        if state is None:
+            state = self._state = CallState()
+        return state
 
     # -- dialects -----------------------------------------------------------
 

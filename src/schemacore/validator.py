@@ -20,8 +20,10 @@ from .relevance import most_relevant
 
 __all__ = ["Validator", "compile", "is_valid", "validate"]
 
-# Limits are frozen: one default instance spares every compile its field checks.
+# Limits are frozen: one default instance spares every compile its field checks;
+# compiles with every option at its default share one Options too.
 _DEFAULT_LIMITS = Limits()
+_DEFAULT_OPTIONS = Options(limits=_DEFAULT_LIMITS)
 
 
 def _too_deep(where: str) -> NoReturn:
@@ -38,31 +40,17 @@ class Validator:
     carries the schema and options and compiles it again on load.
     """
 
-    __slots__ = (
-        "_calls",
-        "_compiler",
-        "_default_dialect",
-        "_loader",
-        "_memoises",
-        "_node",
-        "_options",
-        "_plain",
-        "_registry",
-        "_schema",
-        "_state",
-    )
+    # Few slots: each costs a compile one object.__setattr__ call (about a
+    # microsecond), so what only pickling and repr read shares one tuple.
+    __slots__ = ("_calls", "_compiler", "_memoises", "_node", "_plain", "_source")
 
     _node: Node
     _compiler: Compiler
     _calls: list[Any]
-    _state: CallState
-    _options: Options
-    _registry: Mapping[str, Any] | None
-    _loader: Callable[[str], Any] | None
     _memoises: bool
     _plain: bool
-    _schema: Any
-    _default_dialect: str | None
+    # What the validator was compiled from: (schema, registry, loader, default_dialect).
+    _source: tuple[Any, Mapping[str, Any] | None, Callable[[str], Any] | None, str | None]
 
     def __init__(
         self,
@@ -79,12 +67,17 @@ class Validator:
     ) -> None:
         if limits is not None and not isinstance(limits, Limits):
             raise TypeError("limits must be a schemacore.Limits")
-        options = Options(
-            format_assertion=bool(format_assertion),
-            content_assertion=bool(content_assertion),
-            limits=limits if limits is not None else _DEFAULT_LIMITS,
-            formats=dict(formats or {}),
-        )
+        if not (format_assertion or content_assertion or formats) and (
+            limits is None or limits is _DEFAULT_LIMITS
+        ):
+            options = _DEFAULT_OPTIONS  # never mutated: shared by default compiles
+        else:
+            options = Options(
+                format_assertion=bool(format_assertion),
+                content_assertion=bool(content_assertion),
+                limits=limits if limits is not None else _DEFAULT_LIMITS,
+                formats=dict(formats or {}),
+            )
         default = resolve_default(default_dialect)
         started = perf_counter()
         node, compiler = build(schema, registry, loader, options, _check_schema, default)
@@ -100,7 +93,6 @@ class Validator:
             "_calls",
             [False, 0.0, WORTH_WRITING * compiled_in, min(WRITE_SLICE, compiled_in / 2)],
         )
-        set_attr(self, "_state", compiler.state)
         set_attr(self, "_memoises", compiler.memoises)
         # Whether is_valid may skip _start: no deadline to arm, no instance walk, and no
         # cycle in the schema (the instance depth is counted on the edges closing
@@ -112,11 +104,7 @@ class Validator:
             and options.limits.max_instance_nodes is None
             and not compiler.cycles,
         )
-        set_attr(self, "_options", options)
-        set_attr(self, "_registry", registry)
-        set_attr(self, "_loader", loader)
-        set_attr(self, "_schema", schema)
-        set_attr(self, "_default_dialect", default_dialect)
+        set_attr(self, "_source", (schema, registry, loader, default_dialect))
 
     def __setattr__(self, name: str, value: Any) -> None:
         raise AttributeError("Validator objects are immutable")
@@ -127,7 +115,7 @@ class Validator:
     @property
     def schema(self) -> Any:
         """The schema this validator was compiled from, as the caller gave it."""
-        return self._schema
+        return self._source[0]
 
     def is_valid(self, instance: Any) -> bool:
         """Whether ``instance`` is valid. Builds no error objects.
@@ -168,14 +156,15 @@ class Validator:
 
         Raises ExecutionFailure, like ``is_valid``, when evaluation cannot finish.
         """
-        state = self._state if self._plain else self._start(instance)
+        if not self._plain:
+            self._start(instance)
         try:
             yield from self._node.errors(instance, None, None)
         except RecursionError:
             _too_deep("the instance")
         finally:
             if self._memoises:
-                state.forget()
+                self._compiler.state.forget()
 
     def _promote(self) -> None:
         """Replace closures with generated code now (tests use it to check both)."""
@@ -212,8 +201,8 @@ class Validator:
 
     def _start(self, instance: Any) -> CallState:
         """Reset this thread's bookkeeping and run the optional instance walk."""
-        limits = self._options.limits
-        state = self._state
+        limits = self._compiler.options.limits
+        state = self._compiler.state
         state.depth = 0
         if self._memoises:
             # Answers of an earlier call may not hold: the caller can change values.
@@ -268,7 +257,7 @@ class Validator:
         state = self._start(instance)
         try:
             return evaluate_node(
-                self._node, instance, state, self._options.limits.max_instance_depth, keep
+                self._node, instance, state, self._compiler.options.limits.max_instance_depth, keep
             )
         except RecursionError:
             _too_deep("the instance")
@@ -278,18 +267,19 @@ class Validator:
                 state.forget()  # the memo holds parts of the instance
 
     def __reduce__(self) -> tuple[Any, ...]:
-        options = self._options
+        options = self._compiler.options
+        schema, registry, loader, default_dialect = self._source
         return (
             _restore,
             (
-                self._schema,
-                self._registry,
-                self._loader,
+                schema,
+                registry,
+                loader,
                 options.format_assertion,
                 options.content_assertion,
                 options.limits,
                 dict(options.formats) or None,
-                self._default_dialect,
+                default_dialect,
             ),
         )
 

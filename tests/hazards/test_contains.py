@@ -84,7 +84,7 @@ def test_reading_the_context_later_leaves_no_trace() -> None:
         errors = list(validator.iter_errors([[1], 2]))
         contains = [e for e in errors if e.keyword == "contains"]
         assert contains and contains[0].context
-        state = validator._state
+        state = validator._compiler.state
         assert (state.depth, state.memo, state.applied, state.repeats) == (0, None, None, 0)
         assert not validator.is_valid([[1], 2])  # nothing finite is valid here
         assert [e.keyword for e in validator.iter_errors([[1], 2])] == [e.keyword for e in errors]

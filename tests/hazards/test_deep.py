@@ -596,7 +596,7 @@ def test_remembered_answers_last_one_call(call: Call) -> None:
     assert call(validator, instance) not in (True, [])
     innermost[0] = 2
     assert call(validator, instance) in (True, [])
-    state = validator._state
+    state = validator._compiler.state
     assert state.memo is None and state.applied is None
 
 
