@@ -93,6 +93,8 @@ def error_ceiling(node: Node) -> tuple[int, int]:
     known = node.ceiling
     if known is not None:
         return known
+    if node.context is not None:
+        node.context.compiler.complete()  # it walks every node (Compiler.defer_leaf)
     stack = [node]
     while stack:
         current = stack[-1]

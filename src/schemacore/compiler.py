@@ -22,7 +22,7 @@ dynamic reference becomes a static call on a node specialised for that scope.
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from time import perf_counter
 from typing import Any
 
@@ -31,8 +31,9 @@ from .codegen import promote
 from .dialect import Dialect, normalise
 from .errors import ExecutionFailure, SchemaError, UnsupportedCapability
 from .guard import CallState
-from .keywords import build_node
+from .keywords import build_node, shared_leaf
 from .keywords.core import compile_boolean
+from .keywords.validation import TYPE, one_type
 from .model import Node, Options, SchemaContext
 from .resources import Index, Target
 
@@ -87,6 +88,11 @@ class Compiler:
         # Shared by every closure of this validator (see guard.CallState); made on
         # first use, as most validators' closures never count or memoise anything.
         self._state: CallState | None = None
+        # Leaf subschemas whose nodes are built when first needed (defer_leaf), and
+        # how many: max_subschemas counts them as compiled already.
+        self._deferred: list[tuple[SchemaContext, tuple[str, str], Any]] | None = None
+        self._deferred_count = 0
+        self._complete_lock = threading.Lock()
 
     @property
     def state(self) -> CallState:
@@ -248,7 +254,7 @@ class Compiler:
         if node is not None:
             return node
         limits = self.options.limits
-        if len(self._cache) >= limits.max_subschemas:
+        if len(self._cache) + self._deferred_count >= limits.max_subschemas:
             raise ExecutionFailure(
                 f"the schema needs more than max_subschemas={limits.max_subschemas} "
                 "compiled subschemas",
@@ -287,14 +293,81 @@ class Compiler:
                     )
                 else:
                     paths = 1 + sum([child.paths for child in children.values()])
+                paths += context.leaves
                 node.paths = paths if paths < _MANY_PATHS else _MANY_PATHS
+            elif context.leaves:
+                node.paths = 1 + context.leaves
         node.ready = True
         return node
 
     @property
     def nodes(self) -> list[Node]:
-        """Every node compiled, in the order compilation started them."""
+        """Every node compiled, in the order compilation started them (the deferred
+        leaves built first)."""
+        self.complete()
         return list(self._cache.values())
+
+    # -- deferred leaves ----------------------------------------------------
+
+    def defer_leaf(
+        self, ctx: SchemaContext, value: Any, keyword: str, name: str
+    ) -> tuple[frozenset[type], Callable[[Any], bool]] | bool:
+        """For a member subschema (``keyword``/``name`` of ``ctx``) whose only keyword
+        is a single ``type``, if any: its node is built when first needed, and what
+        a parent's fast path needs is answered now from what every such leaf
+        shares: (the Python types it accepts unchecked, its check), or True for a
+        leaf that accepts everything. False: compile it now (``ctx.descend``).
+
+        Nothing about such a leaf can fail later: its one keyword is checked here,
+        and it is counted against max_subschemas and max_reference_depth now. The
+        error path, evaluation, generated code and the analyses that walk every
+        node call :meth:`complete` first."""
+        if (
+            type(value) is not dict
+            or not _MARKERS.isdisjoint(value)
+            or not ctx.dialect.compilers.keys().isdisjoint(value)
+        ):
+            return False
+        types = None
+        if "type" in value and ctx.dialect.active.get("type") is TYPE:
+            types = one_type(value["type"])
+            if types is None:
+                return False  # a list of names, or a bad one: the node words it
+        limits = self.options.limits
+        if (
+            limits.time_budget is not None
+            or ctx.base in self._dynamic_names
+            or len(self._cache) + self._deferred_count >= limits.max_subschemas
+            or self._depth + 1 > limits.max_reference_depth
+        ):
+            return False  # a deadline per node, a scope, a limit: the full path
+        deferred = self._deferred
+        if deferred is None:
+            deferred = self._deferred = []
+        deferred.append((ctx, (keyword, name), value))
+        self._deferred_count += 1
+        ctx.leaves += 1
+        if types is None:
+            return True
+        shared = shared_leaf(types, ctx.dialect.float_integers)
+        return shared[3], shared[0]
+
+    def complete(self) -> None:
+        """Build the nodes of the deferred leaves (see defer_leaf), once."""
+        if self._deferred is not None:
+            self._build_deferred()
+
+    def _build_deferred(self) -> None:
+        # The list is dropped only once every node is built: a thread that finds it
+        # gone finds them all.
+        with self._complete_lock:
+            pending = self._deferred
+            if pending is None:
+                return  # another thread built them meanwhile
+            for ctx, tokens, value in pending:
+                self._deferred_count -= 1  # counted already: Compiler.node counts it
+                ctx.descend(value, *tokens)
+            self._deferred = None
 
     def promote(self) -> None:
         """Replace the closures' is_valid with generated code now, all of it."""
@@ -312,7 +385,7 @@ class Compiler:
         try:
             if not self.promoted:
                 if self._writing is None:
-                    self._writing = self.nodes
+                    self._writing = self.nodes  # deferred leaves built first
                 until = None if seconds is None else perf_counter() + seconds
                 resume = promote(self._writing, self._resume, until)
                 if resume < 0:

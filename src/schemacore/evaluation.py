@@ -374,4 +374,6 @@ def evaluate_node(
     """Evaluate ``instance`` against the compiled root ``node``, counting recursion
     in ``state`` against ``limit`` (max_instance_depth), as is_valid does, keeping
     the units ``keep`` says. The root's ``valid`` is the verdict, whatever is kept."""
+    if node.context is not None:
+        node.context.compiler.complete()  # the walk reads every node
     return _Evaluation(state, limit, keep).run(node, instance)

@@ -434,6 +434,7 @@ class SchemaContext:
         "compiler",
         "dialect",
         "key",
+        "leaves",
         "locations",
         "node",
         "pointer",
@@ -467,6 +468,9 @@ class SchemaContext:
         self.children = node.children
         # Absolute locations already written (errors ask for them again and again).
         self.locations: dict[tuple[str | int, ...], str] | None = None
+        # How many leaf subschemas of this object wait to be compiled (see
+        # Compiler.defer_leaf): they are children too, just not built yet.
+        self.leaves = 0
 
     @property
     def options(self) -> Options:

@@ -259,6 +259,8 @@ def _meta_run(meta: Meta, schema: Any, errors: bool) -> Any:
     """The meta-schema's is_valid answer on ``schema``, or (``errors``) its errors,
     from fresh call bookkeeping, as a Validator call would."""
     node, compiler = meta
+    if errors:
+        compiler.complete()  # the error path reads every node (Compiler.defer_leaf)
     state = compiler.state
     state.depth = 0
     state.reads = None

@@ -156,6 +156,8 @@ class Validator:
 
         Raises ExecutionFailure, like ``is_valid``, when evaluation cannot finish.
         """
+        compiler = self._compiler
+        compiler.complete()  # the error path reads every node (Compiler.defer_leaf)
         if not self._plain:
             self._start(instance)
         try:
@@ -164,7 +166,7 @@ class Validator:
             _too_deep("the instance")
         finally:
             if self._memoises:
-                self._compiler.state.forget()
+                compiler.state.forget()
 
     def _promote(self) -> None:
         """Replace closures with generated code now (tests use it to check both)."""

@@ -37,7 +37,7 @@ from ..model import (
 from ..paths import Path, to_pointer
 from . import applicator, unevaluated, validation
 
-__all__ = ["build_node", "expired"]
+__all__ = ["build_node", "expired", "shared_leaf"]
 
 # Keywords that may stand for their whole schema object when they are its only one:
 # their subschemas check every value themselves (floats included). Not "not": a
@@ -124,12 +124,27 @@ _UNEVALUATED = frozenset({"unevaluatedProperties", "unevaluatedItems"})
 
 # The fast path and type table of a leaf, by its type names and whether the dialect
 # counts 1.0 as an integer: shared by every leaf of that kind (at most 2 x 2**7).
-_LEAVES: dict[
-    tuple[frozenset[str], bool],
-    tuple[
-        Callable[[Any], bool], dict[type, Any], Callable[[Any, Evaluated], bool], frozenset[type]
-    ],
-] = {}
+_Leaf = tuple[
+    Callable[[Any], bool], dict[type, Any], Callable[[Any, Evaluated], bool], frozenset[type]
+]
+_LEAVES: dict[tuple[frozenset[str], bool], _Leaf] = {}
+
+
+def shared_leaf(types: frozenset[str], float_integers: bool) -> _Leaf:
+    """The fast path, type table, ``track`` and passing types every leaf whose only
+    keyword is ``"type": types`` shares (made on first use)."""
+    shared = _LEAVES.get((types, float_integers))
+    if shared is None:
+        keywords = _FINITE_ONLY
+        if "integer" in types and "number" not in types:
+            check = _is_integral if float_integers else _no_float
+            keywords = [_FINITE, Keyword("type", "float", check, _no_errors, cost=0)]
+        valid_table = _valid_table(keywords, types)
+        valid = _table_valid(valid_table)
+        passes = frozenset([kind for kind, checks in valid_table.items() if checks == ()])
+        # Nothing to record: tracking or not, track is the check.
+        shared = _LEAVES[(types, float_integers)] = (valid, valid_table, _AsTrack(valid), passes)
+    return shared
 
 
 def _build_leaf(node: Node, ctx: SchemaContext) -> None:
@@ -146,19 +161,7 @@ def _build_leaf(node: Node, ctx: SchemaContext) -> None:
         keywords = _FINITE_ONLY
         if "integer" in types and "number" not in types:
             keywords = [_FINITE, _integer_check(ctx, types)]
-        shared = _LEAVES.get((types, dialect.float_integers))
-        if shared is None:
-            valid_table = _valid_table(keywords, types)
-            valid = _table_valid(valid_table)
-            passes = frozenset([kind for kind, checks in valid_table.items() if checks == ()])
-            # Nothing to record: tracking or not, track is the check.
-            shared = _LEAVES[(types, dialect.float_integers)] = (
-                valid,
-                valid_table,
-                _AsTrack(valid),
-                passes,
-            )
-        valid, valid_table, node.track, node.passes = shared
+        valid, valid_table, node.track, node.passes = shared_leaf(types, dialect.float_integers)
         node.types = types
         node.errors = _Fused(node, ctx, keywords, types, (), valid, valid_table)
         node.closure_valid = node.valid = valid

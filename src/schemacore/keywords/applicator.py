@@ -107,17 +107,29 @@ def _schema_list(ctx: SchemaContext, value: Any, keyword: str) -> list[Any]:
 
 
 def compile_properties(ctx: SchemaContext, value: Any) -> Keyword | None:
-    children = {
-        name: ctx.descend(sub, "properties", name)
-        for name, sub in _mapping(ctx, value, "properties").items()
-    }
+    mapping = _mapping(ctx, value, "properties")
     # Per member: the Python types its subschema accepts without a check (a leaf's
-    # "type"), answered in line, and its check, called for any other value.
-    plan = {
-        name: (passing(node), call_valid(node))
-        for name, node in children.items()
-        if not node.trivial
-    }
+    # "type"), answered in line, and its check, called for any other value. A leaf's
+    # node is built when first needed (Compiler.defer_leaf), most never are.
+    plan: dict[str, tuple[frozenset[type], Callable[[Any], bool]]] = {}
+    defer = ctx.compiler.defer_leaf
+    compiled = ctx.dialect.compilers.keys()
+    deferred = False
+    for name, sub in mapping.items():
+        # A subschema with a keyword to compile is no leaf: asked here, no call.
+        leaf = (
+            defer(ctx, sub, "properties", name)
+            if type(sub) is dict and compiled.isdisjoint(sub)
+            else False
+        )
+        if leaf is False:
+            node = ctx.descend(sub, "properties", name)
+            if not node.trivial:
+                plan[name] = (passing(node), call_valid(node))
+        else:
+            deferred = True
+            if leaf is not True:
+                plan[name] = leaf
     if not plan and not ctx.tracking:
         return None
     planned = tuple(plan.items())
@@ -135,19 +147,27 @@ def compile_properties(ctx: SchemaContext, value: Any) -> Keyword | None:
                     return False
         return True
 
-    # Two flat tuples rather than a pair per property: fewer objects to keep.
-    error_names = tuple(children)
-    error_fns = tuple([call_errors(node) for node in children.values()])
+    # Two flat tuples rather than a pair per property: fewer objects to keep. With
+    # deferred leaves, their errors are bound on the first error walk.
+    error_names = tuple(mapping)
+    error_fns: list[Any] = (
+        [] if deferred else [call_errors(ctx.children[("properties", name)]) for name in mapping]
+    )
+
+    def bind() -> list[Any]:
+        ctx.compiler.complete()
+        error_fns[:] = [call_errors(ctx.children[("properties", name)]) for name in error_names]
+        return error_fns
 
     def errors(x: Any, ipath: Path, kpath: Path) -> Iterator[ValidationError]:
         here = (kpath, "properties")
-        for key, child_errors in zip(error_names, error_fns, strict=True):
+        for key, child_errors in zip(error_names, error_fns or bind(), strict=True):
             if key in x:
                 yield from child_errors(x[key], (ipath, key), (here, key))
 
     track = None
     if ctx.tracking:
-        names = frozenset(children)
+        names = frozenset(mapping)
 
         def track(x: Any, acc: Evaluated) -> bool:
             # Mark first, so that the error path sees these names as evaluated even

@@ -43,6 +43,7 @@ __all__ = [
     "UNIQUE_ITEMS",
     "bound",
     "compile_dependent_required",
+    "one_type",
     "parse_types",
     "whole",
 ]
@@ -55,6 +56,11 @@ _TYPE_SETS: dict[frozenset[str], frozenset[str]] = {}
 # The usual "type": "<name>", answered without building a set.
 _ONE_TYPE: dict[str, frozenset[str]] = {name: frozenset({name}) for name in JSON_TYPES}
 _TYPE_SETS.update((types, types) for types in _ONE_TYPE.values())
+
+
+def one_type(value: Any) -> frozenset[str] | None:
+    """The set of a ``type`` value that names one JSON type, else None."""
+    return _ONE_TYPE.get(value) if type(value) is str else None
 
 
 def parse_types(ctx: SchemaContext, value: Any) -> frozenset[str]:
