@@ -22,6 +22,7 @@ dynamic reference becomes a static call on a node specialised for that scope.
 from __future__ import annotations
 
 import threading
+from collections import deque
 from collections.abc import Callable, Iterator
 from time import perf_counter
 from typing import Any
@@ -90,7 +91,7 @@ class Compiler:
         self._state: CallState | None = None
         # Leaf subschemas whose nodes are built when first needed (defer_leaf), and
         # how many: max_subschemas counts them as compiled already.
-        self._deferred: list[tuple[SchemaContext, tuple[str, str], Any]] | None = None
+        self._deferred: deque[tuple[SchemaContext, tuple[str, str], Any]] | None = None
         self._deferred_count = 0
         self._complete_lock = threading.Lock()
 
@@ -343,7 +344,7 @@ class Compiler:
             return False  # a deadline per node, a scope, a limit: the full path
         deferred = self._deferred
         if deferred is None:
-            deferred = self._deferred = []
+            deferred = self._deferred = deque()
         deferred.append((ctx, (keyword, name), value))
         self._deferred_count += 1
         ctx.leaves += 1
@@ -352,22 +353,29 @@ class Compiler:
         shared = shared_leaf(types, ctx.dialect.float_integers)
         return shared[3], shared[0]
 
-    def complete(self) -> None:
-        """Build the nodes of the deferred leaves (see defer_leaf), once."""
-        if self._deferred is not None:
-            self._build_deferred()
+    def complete(self, until: float | None = None) -> bool:
+        """Build the nodes of the deferred leaves (see defer_leaf), all of them, or
+        until ``perf_counter()`` passes ``until`` (resumed by the next call): True
+        once every one is built."""
+        if self._deferred is None:
+            return True
+        return self._build_deferred(until)
 
-    def _build_deferred(self) -> None:
+    def _build_deferred(self, until: float | None) -> bool:
         # The list is dropped only once every node is built: a thread that finds it
         # gone finds them all.
         with self._complete_lock:
             pending = self._deferred
             if pending is None:
-                return  # another thread built them meanwhile
-            for ctx, tokens, value in pending:
+                return True  # another thread built them meanwhile
+            while pending:
+                ctx, tokens, value = pending.popleft()  # in schema order
                 self._deferred_count -= 1  # counted already: Compiler.node counts it
                 ctx.descend(value, *tokens)
+                if until is not None and pending and perf_counter() > until:
+                    return False
             self._deferred = None
+            return True
 
     def promote(self) -> None:
         """Replace the closures' is_valid with generated code now, all of it."""
@@ -384,9 +392,12 @@ class Compiler:
             return False
         try:
             if not self.promoted:
-                if self._writing is None:
-                    self._writing = self.nodes  # deferred leaves built first
                 until = None if seconds is None else perf_counter() + seconds
+                if self._writing is None:
+                    # The deferred leaves first, within the same slice of time.
+                    if not self.complete(until):
+                        return False
+                    self._writing = self.nodes
                 resume = promote(self._writing, self._resume, until)
                 if resume < 0:
                     self.promoted = True

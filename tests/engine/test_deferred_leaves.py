@@ -147,3 +147,20 @@ def test_threads_reading_errors_at_once_build_the_leaves_once() -> None:
     assert counts == [200] * 8
     assert _pending(validator) == 0
     assert len(validator._compiler._cache) == 201  # one node per leaf, none twice
+
+
+def test_writing_code_builds_the_leaves_a_slice_at_a_time() -> None:
+    schema = {"properties": {f"p{i}": {"type": "integer"} for i in range(3000)}}
+    validator = schemacore.compile(schema)
+    compiler = validator._compiler
+    assert _pending(validator) == 3000
+    # A slice of no time builds one leaf per call, and writes nothing yet.
+    assert not compiler.promote_for(0.0)
+    assert _pending(validator) == 2999
+    assert not compiler.promoted
+    steps = 1
+    while not compiler.promote_for(0.001):
+        steps += 1
+    assert steps > 2  # several calls shared the work
+    assert _pending(validator) == 0
+    assert validator.is_valid({"p1": 1}) and not validator.is_valid({"p2999": "x"})
