@@ -48,6 +48,9 @@ RECURSIVE_NAME = "#recursive"
 
 # Shapes bound once: attribute lookups on an Enum class are slow in 3.11.
 _ONE, _MAP, _ONE_OR_LIST = Shape.ONE, Shape.MAP, Shape.ONE_OR_LIST
+# Per dialect (by identity): the keywords that make a schema object more than a leaf
+# to the index, a subschema position or one of _MARKERS.
+_NOT_LEAF: dict[Dialect, frozenset[str]] = {}
 
 _BUNDLED: dict[str, Any] | None = None
 
@@ -215,6 +218,14 @@ class Index:
         depth += 1
         walk = self._walk
         shapes = dialect.shapes
+        # A member or item that is a leaf (no identifier, anchor or subschema) has
+        # nothing to index: most are, so they are passed over here, without a call,
+        # unless the walk must refuse them for their depth.
+        leaf_keys = None
+        if depth <= self._limits.max_schema_depth:
+            leaf_keys = _NOT_LEAF.get(dialect)
+            if leaf_keys is None:
+                leaf_keys = _NOT_LEAF[dialect] = frozenset(shapes) | _MARKERS
         # The node's own keywords (a few) rather than every keyword that may hold
         # subschemas (twenty).
         for keyword, value in node.items():
@@ -229,6 +240,10 @@ class Index:
                 if isinstance(value, dict):
                     prefix = f"{pointer}/{keyword}/"
                     for name, item in value.items():
+                        if leaf_keys is not None and (
+                            not isinstance(item, dict) or leaf_keys.isdisjoint(item)
+                        ):
+                            continue
                         if type(name) is not str or "~" in name or "/" in name:
                             name = escape(name)
                         walk(item, base, prefix + name, resource, depth, dialect, declared, origin)
