@@ -285,16 +285,17 @@ class Compiler:
             # Evaluation paths through the subschemas, cycles cut at their closing
             # edges: what one value can be checked against is at most this many,
             # which spares recursion.check_child_fan_out its work when it is small.
+            # Deferred leaves (defer_leaf) are one path each.
             children = node.children
             if children:
                 back = node.back
                 if back:
-                    paths = 1 + sum(
+                    paths = sum(
                         child.paths for tokens, child in children.items() if tokens not in back
                     )
                 else:
-                    paths = 1 + sum([child.paths for child in children.values()])
-                paths += context.leaves
+                    paths = sum([child.paths for child in children.values()])
+                paths += 1 + context.leaves
                 node.paths = paths if paths < _MANY_PATHS else _MANY_PATHS
             elif context.leaves:
                 node.paths = 1 + context.leaves

@@ -137,7 +137,7 @@ def shared_leaf(types: frozenset[str], float_integers: bool) -> _Leaf:
     if shared is None:
         keywords = _FINITE_ONLY
         if "integer" in types and "number" not in types:
-            check = _is_integral if float_integers else _no_float
+            check = _integral_check(float_integers)
             keywords = [_FINITE, Keyword("type", "float", check, _no_errors, cost=0)]
         valid_table = _valid_table(keywords, types)
         valid = _table_valid(valid_table)
@@ -217,9 +217,14 @@ def _add_deadline(node: Node, ctx: SchemaContext) -> None:
     node.valid, node.errors, node.track = valid, errors, track
 
 
+def _integral_check(float_integers: bool) -> Callable[[Any], bool]:
+    """The float check of "integer": 1.0 is one in every draft but draft-04."""
+    return _is_integral if float_integers else _no_float
+
+
 def _integer_check(ctx: SchemaContext, types: frozenset[str]) -> Keyword:
     """Checks only floats, and only when "integer" is allowed but "number" is not."""
-    check = _is_integral if ctx.dialect.float_integers else _no_float
+    check = _integral_check(ctx.dialect.float_integers)
     decimal_check = decimal_integral if check is _is_integral else check
 
     def errors(x: Any, ipath: Path, kpath: Path) -> Iterator[ValidationError]:

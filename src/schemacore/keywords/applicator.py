@@ -147,8 +147,8 @@ def compile_properties(ctx: SchemaContext, value: Any) -> Keyword | None:
                     return False
         return True
 
-    # Two flat tuples rather than a pair per property: fewer objects to keep. With
-    # deferred leaves, their errors are bound on the first error walk.
+    # Names and error functions side by side rather than a pair per property: fewer
+    # objects to keep. With deferred leaves, the functions are bound on first use.
     error_names = tuple(mapping)
     error_fns: list[Any] = (
         [] if deferred else [call_errors(ctx.children[("properties", name)]) for name in mapping]

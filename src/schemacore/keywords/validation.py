@@ -64,10 +64,9 @@ def one_type(value: Any) -> frozenset[str] | None:
 
 
 def parse_types(ctx: SchemaContext, value: Any) -> frozenset[str]:
-    if type(value) is str:
-        found = _ONE_TYPE.get(value)
-        if found is not None:
-            return found
+    found = one_type(value)
+    if found is not None:
+        return found
     names = [value] if isinstance(value, str) else value
     if not isinstance(names, list) or not names:
         raise ctx.schema_error("type must be a type name or a non-empty array of them", "type")
