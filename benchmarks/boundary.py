@@ -35,6 +35,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
 from benchmarks.callgrind import phase_counts
 from schemacore.runtime import AdmissionRejected, ToolCatalog, validate_tool_args
+from schemacore.runtime.bounds import within
 from schemacore.runtime.toolschema import ToolSchema
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "mcp-tools"
@@ -247,6 +248,13 @@ def _phases(cases: list[Case], loops: int) -> None:
         for ts, args in pairs:
             validate_tool_args(args, ts)
     os.getppid()
+    for _ in range(loops):
+        for ts, args in pairs:
+            bound = ts.limits
+            within(
+                args, bound.max_argument_depth, bound.max_argument_nodes, bound.max_string_length
+            )
+    os.getppid()
     print(f"calls per phase: {loops * len(pairs)}")
 
 
@@ -256,11 +264,12 @@ def _callgrind(corpus: Path, loops: int) -> int:
     arguments = ["--corpus", str(corpus), "--phases", "--loops", str(loops)]
     stdout, found = phase_counts("benchmarks.boundary", arguments)
     calls = int(stdout.split("calls per phase:")[1])
-    counts = [count / calls for count in found[:2]]
-    is_valid, boundary = counts
+    counts = [count / calls for count in found[:3]]
+    is_valid, boundary, bounds = counts
     print(
         f"valid arguments, instructions per call: is_valid {is_valid:.0f}, "
-        f"validate_tool_args {boundary:.0f} ({boundary / is_valid:.2f}x)"
+        f"validate_tool_args {boundary:.0f} ({boundary / is_valid:.2f}x), "
+        f"of which the bounds pass (within) {bounds:.0f}"
     )
     return 0
 

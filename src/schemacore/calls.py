@@ -22,7 +22,9 @@ __all__ = [
     "call_valid",
     "count_repeat",
     "enter_loop",
+    "entered",
     "expired",
+    "foreign",
     "leave_loop",
     "loop_failure",
     "memoised",
@@ -157,6 +159,68 @@ def recursion(
                 state.depth = saved
                 if node.loop:
                     leave_loop(state, node, x)
+
+    return valid, errors, track
+
+
+def foreign(node: Node, compiler: Any) -> bool:
+    """Whether ``node`` was compiled by another compiler than ``compiler``: the root
+    of a shared meta-schema compile (Compiler.shared_root)."""
+    ctx = node.context
+    return ctx is not None and ctx.compiler is not compiler
+
+
+def entered(
+    node: Node, ctx: SchemaContext
+) -> tuple[
+    Callable[[Any], bool],
+    Callable[[Any, Path, Path], Iterator[ValidationError]],
+    Callable[[Any, Evaluated], bool],
+]:
+    """The three products of a node of another compile (see :func:`foreign`), called
+    from ``ctx``'s with this call's instance depth carried into the other compile's
+    own count: recursion through both counts against max_instance_depth as one.
+    Each reads the node's products when called (its compile may write code later)."""
+    target = node.context
+    assert target is not None
+    outer = ctx.compiler.state
+    inner = target.compiler.state
+
+    def valid(x: Any) -> bool:
+        saved = inner.depth
+        inner.depth = outer.depth
+        try:
+            return node.valid(x)
+        finally:
+            inner.depth = saved
+
+    def track(x: Any, acc: Evaluated) -> bool:
+        saved = inner.depth
+        inner.depth = outer.depth
+        try:
+            return node.track(x, acc)
+        finally:
+            inner.depth = saved
+
+    def errors(x: Any, ipath: Path, kpath: Path) -> Iterator[ValidationError]:
+        # Set while the other compile's errors run, put back whenever one is yielded
+        # (generators interleave with their consumer), as recursion() does.
+        depth = outer.depth
+        saved = inner.depth
+        inner.depth = depth
+        try:
+            found = iter(node.errors(x, ipath, kpath))
+            error = next(found, None)
+        finally:
+            inner.depth = saved
+        while error is not None:
+            yield error
+            saved = inner.depth
+            inner.depth = depth
+            try:
+                error = next(found, None)
+            finally:
+                inner.depth = saved
 
     return valid, errors, track
 

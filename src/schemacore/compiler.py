@@ -50,8 +50,21 @@ _MARKERS = frozenset(
 )
 
 
+# What a compiler asks of the pipeline about a reference to the root of a document:
+# (root node, its compiler, the dynamic anchor names its documents use) of the
+# process-wide compile of a published meta-schema, or None.
+Published = Callable[[str, Any], "tuple[Node, Compiler, frozenset[str]] | None"]
+
+
 class Compiler:
     """Compiles the schemas of one validator, sharing one index and node cache."""
+
+    # Class defaults, set on an instance only when used: most compiles use neither.
+    # The lookup of published meta-schema roots (pipeline sets it for the schemas it
+    # compiles, never for a meta-schema's own compile), and the compilers of the
+    # roots this one's nodes call (written when this one writes its code).
+    published: Published | None = None
+    _shared: list[Compiler] | None = None
 
     def __init__(
         self,
@@ -309,6 +322,35 @@ class Compiler:
         self.complete()
         return list(self._cache.values())
 
+    # -- shared meta-schemas -------------------------------------------------
+
+    def shared_root(self, target: Target, scope: tuple[tuple[str, str], ...]) -> Node | None:
+        """The node a reference to ``target`` (the root of a document) calls instead
+        of compiling it again, when that document is a published meta-schema as
+        bundled: its compile, made once per process, behaves exactly as this one's
+        would. That holds when the options are the same, no resource on the way
+        binds a dynamic anchor name the meta-schema uses (its ``$dynamicRef`` and
+        ``$recursiveRef`` then resolve within it, as in its own compile), and it
+        need not record what it evaluated (``unevaluated*``; the caller checks).
+        Its nodes count against none of this compile's limits on compiling (they
+        were built once, within the same limits); the instance depth is carried
+        into its count where it is entered (calls.entered)."""
+        published = self.published
+        if published is None:
+            return None
+        found = published(target.base, target.node)
+        if found is None:
+            return None
+        node, compiler, names = found
+        if compiler.options != self.options or any(name in names for name, _ in scope):
+            return None
+        shared = self._shared
+        if shared is None:
+            shared = self._shared = []
+        if compiler not in shared:
+            shared.append(compiler)
+        return node
+
     # -- deferred leaves ----------------------------------------------------
 
     def defer_leaf(
@@ -395,8 +437,9 @@ class Compiler:
             if not self.promoted:
                 until = None if seconds is None else perf_counter() + seconds
                 if self._writing is None:
-                    # The deferred leaves first, within the same slice of time.
-                    if not self.complete(until):
+                    # The deferred leaves first, within the same slice of time; then
+                    # the shared meta-schemas' code, which this code binds.
+                    if not self.complete(until) or not self._promote_shared(until):
                         return False
                     self._writing = self.nodes
                 resume = promote(self._writing, self._resume, until)
@@ -408,6 +451,15 @@ class Compiler:
             return self.promoted
         finally:
             lock.release()
+
+    def _promote_shared(self, until: float | None) -> bool:
+        """Write the code of the shared meta-schema compiles (see shared_root), each
+        once per process, within the slice until ``until``: True once all is."""
+        for compiler in self._shared or ():
+            left = None if until is None else max(0.0, until - perf_counter())
+            if not compiler.promote_for(left):
+                return False
+        return True
 
     def count_reference(self, location: str) -> None:
         limit = self.options.limits.max_references

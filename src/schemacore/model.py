@@ -530,6 +530,11 @@ class SchemaContext:
 
     def reference(self, target: Target, keyword: str) -> Node:
         """Compile the target of a reference keyword, in place."""
+        if target.pointer == "" and not self.tracking:
+            # The root of a document: perhaps a published meta-schema, compiled once.
+            shared = self.compiler.shared_root(target, self.scope)
+            if shared is not None:
+                return self._child((keyword,), shared)
         node = self.compiler.node(
             target.node,
             target.base,

@@ -84,6 +84,8 @@ def _stages(
     options: Options,
     check_schema: bool,
     default: Dialect | str,
+    *,
+    share: bool = True,
 ) -> tuple[Node, Compiler]:
     if not isinstance(schema, (dict, bool)):
         raise SchemaError(
@@ -93,6 +95,8 @@ def _stages(
     compiler = Compiler(
         options, registry, loader, default if isinstance(default, Dialect) else dialects.DEFAULT
     )
+    if share:
+        compiler.published = _published_root
     index = compiler.index
     if not isinstance(default, Dialect):
         # A custom meta-schema as the default: resolved like any $schema value.
@@ -158,16 +162,41 @@ def _meta_for(draft: Dialect) -> tuple[Meta, Meta]:
             cached = _META.get(uri)
             if cached is None:
                 documents = bundled_metaschemas()
-                published = _stages(documents[uri], None, None, Options(), False, draft)
+                # Never sharing: a meta-schema referring to its own root compiles it.
+                published = _stages(
+                    documents[uri], None, None, Options(), False, draft, share=False
+                )
                 flat_document = flatten(uri, documents)
                 fast = published
                 if flat_document is not None:
-                    fast = _stages(flat_document, None, None, Options(), False, draft)
+                    fast = _stages(flat_document, None, None, Options(), False, draft, share=False)
                 # Every compile checks against the first: generated code pays at
                 # once. The published one only words the errors of invalid schemas.
                 fast[1].promote()
                 cached = _META[uri] = (fast, published)
     return cached
+
+
+_PUBLISHED: dict[str, Dialect] = {draft.uri: draft for draft in dialects.DIALECTS}
+# Per published meta-schema URI: what Compiler.shared_root hands out (None when its
+# compile memoises, whose answers a call of another validator would never forget).
+_SHARED: dict[str, tuple[Node, Compiler, frozenset[str]] | None] = {}
+
+
+def _published_root(uri: str, document: Any) -> tuple[Node, Compiler, frozenset[str]] | None:
+    """For Compiler.shared_root: the process-wide compile of the published
+    meta-schema at ``uri``, when ``document`` is the bundled one (not a registry's
+    or an embedded resource's document of that URI), with the dynamic anchor names
+    its documents use."""
+    draft = _PUBLISHED.get(uri)
+    if draft is None or document is not bundled_metaschemas().get(uri):
+        return None
+    if uri not in _SHARED:
+        node, compiler = _meta_for(draft)[1]
+        compiler.complete()  # everything of it is read from other validators
+        names = frozenset().union(*compiler.index.dynamic_names.values())
+        _SHARED[uri] = None if compiler.memoises else (node, compiler, names)
+    return _SHARED[uri]
 
 
 def _check_document(

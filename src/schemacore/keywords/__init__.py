@@ -16,7 +16,7 @@ from operator import attrgetter, itemgetter
 from time import monotonic
 from typing import Any
 
-from ..calls import call_valid, expired
+from ..calls import call_valid, expired, foreign
 from ..display import show
 from ..errors import ExecutionFailure, ValidationError
 from ..guard import non_json
@@ -641,7 +641,9 @@ def _pass_through(node: Node, ctx: SchemaContext, only: Keyword, tracking: bool)
         # One branch of allOf, anyOf or oneOf answers for them (not so their errors).
         tokens = (only.name, 0)
     target = ctx.children.get(tokens)
-    if target is not None:
+    if target is not None and not foreign(target, ctx.compiler):
+        # (A shared meta-schema is called through its keyword, which carries the
+        # instance depth into its compile: see calls.entered.)
         node.only = tokens
         if target.ready:
             node.alias = target

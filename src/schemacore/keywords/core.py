@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from ..calls import recursion
+from ..calls import entered, foreign, recursion
 from ..ecma262 import PatternError, compile_pattern
 from ..emit import Writer, emit_child
 from ..errors import ValidationError
@@ -102,7 +102,9 @@ def reference(ctx: SchemaContext, name: str, target: Target) -> Keyword:
     """The compiled reference keyword ``name`` of ``ctx``, to its resolved ``target``."""
     ctx.compiler.count_reference(ctx.pointer_to(name))
     node = ctx.reference(target, name)
-    if node.ready:
+    if foreign(node, ctx.compiler):
+        valid, node_errors, track = entered(node, ctx)
+    elif node.ready:
         valid = node.valid
         node_errors = node.errors
         track = node.track
@@ -147,6 +149,10 @@ def compile_dynamic_ref(ctx: SchemaContext, value: Any) -> Keyword:
 def emit_reference(
     w: Writer, i: int, node: Node, ctx: SchemaContext, k: Keyword, x: str, t: str, d: int
 ) -> bool:
+    if foreign(node.children[(k.name,)], ctx.compiler):
+        # A shared meta-schema: through the call that carries the depth (entered).
+        w.add(i, f"if not {w.const(k.valid)}({x}): return False")
+        return True
     emit_child(w, i, node, (k.name,), x, d)
     return True
 
