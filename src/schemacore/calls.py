@@ -87,11 +87,12 @@ def recursion(
     ctx = node.context
     assert ctx is not None, "only schema objects can be unfinished"
     compiler = ctx.compiler
-    state = compiler.state
+    states = compiler.states
     limit = ctx.options.limits.max_instance_depth
     location = where or node.uri
 
     def valid(x: Any) -> bool:
+        state = states.now
         depth = state.depth + 1
         if depth > limit:
             raise too_deep(limit, location)
@@ -112,6 +113,7 @@ def recursion(
                 leave_loop(state, node, x)
 
     def track(x: Any, acc: Evaluated) -> bool:
+        state = states.now
         depth = state.depth + 1
         if depth > limit:
             raise too_deep(limit, location)
@@ -130,6 +132,7 @@ def recursion(
         # state.depth. Generators interleave with their consumer, so the count is
         # set while this level runs and put back whenever it yields, never left set
         # by a generator someone stopped reading.
+        state = states.now
         depth = state.depth + 1
         if depth > limit:
             raise too_deep(limit, location, to_pointer(ipath))
@@ -149,6 +152,7 @@ def recursion(
                 leave_loop(state, node, x)
         while error is not None:
             yield error
+            state = states.now  # the thread reading on
             saved = state.depth
             state.depth = depth
             if node.loop:
@@ -183,20 +187,22 @@ def entered(
     Each reads the node's products when called (its compile may write code later)."""
     target = node.context
     assert target is not None
-    outer = ctx.compiler.state
-    inner = target.compiler.state
+    outer_states = ctx.compiler.states
+    inner_states = target.compiler.states
 
     def valid(x: Any) -> bool:
+        inner = inner_states.now
         saved = inner.depth
-        inner.depth = outer.depth
+        inner.depth = outer_states.now.depth
         try:
             return node.valid(x)
         finally:
             inner.depth = saved
 
     def track(x: Any, acc: Evaluated) -> bool:
+        inner = inner_states.now
         saved = inner.depth
-        inner.depth = outer.depth
+        inner.depth = outer_states.now.depth
         try:
             return node.track(x, acc)
         finally:
@@ -205,7 +211,8 @@ def entered(
     def errors(x: Any, ipath: Path, kpath: Path) -> Iterator[ValidationError]:
         # Set while the other compile's errors run, put back whenever one is yielded
         # (generators interleave with their consumer), as recursion() does.
-        depth = outer.depth
+        depth = outer_states.now.depth
+        inner = inner_states.now
         saved = inner.depth
         inner.depth = depth
         try:
@@ -215,6 +222,7 @@ def entered(
             inner.depth = saved
         while error is not None:
             yield error
+            inner = inner_states.now
             saved = inner.depth
             inner.depth = depth
             try:

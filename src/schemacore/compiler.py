@@ -31,7 +31,7 @@ from . import dialects
 from .codegen import promote
 from .dialect import Dialect, normalise
 from .errors import ExecutionFailure, SchemaError, UnsupportedCapability
-from .guard import CallState
+from .guard import CallState, CallStates
 from .keywords import build_node, shared_leaf
 from .keywords.core import compile_boolean
 from .keywords.validation import TYPE, one_type
@@ -99,9 +99,9 @@ class Compiler:
         self.memoises = False
         # How many schema objects are being compiled, one inside the other.
         self._depth = 0
-        # Shared by every closure of this validator (see guard.CallState); made on
+        # Shared by every closure of this validator (see guard.CallStates); made on
         # first use, as most validators' closures never count or memoise anything.
-        self._state: CallState | None = None
+        self._states: CallStates | None = None
         # Leaf subschemas whose nodes are built when first needed (defer_leaf), and
         # how many: max_subschemas counts them as compiled already.
         self._deferred: deque[tuple[SchemaContext, tuple[str, str], Any]] | None = None
@@ -109,14 +109,21 @@ class Compiler:
         self._complete_lock = threading.Lock()
 
     @property
+    def states(self) -> CallStates:
+        """This validator's call bookkeeping, one per thread (made on first use):
+        what compiled code keeps, reading ``.now`` where it runs. Two threads that
+        both make it are harmless: only its thread-local values are ever read, and
+        every closure that keeps it took it while compiling."""
+        states = self._states
+        if states is None:
+            states = self._states = CallStates()
+        return states
+
+    @property
     def state(self) -> CallState:
-        """This validator's per-thread call bookkeeping (made on first use). Two
-        threads that both make it are harmless: only its thread-local values are
-        ever read, and every closure that keeps it took it while compiling."""
-        state = self._state
-        if state is None:
-            state = self._state = CallState()
-        return state
+        """This thread's call bookkeeping, for code running now (never to keep: a
+        closure keeps :attr:`states`)."""
+        return self.states.now
 
     # -- dialects -----------------------------------------------------------
 

@@ -171,9 +171,10 @@ def recursive_call(w: Writer, indent: int, node: Node, closing: Node, where: str
     context = closing.context
     assert context is not None, "only a schema object can be unfinished"
     limit = context.options.limits.max_instance_depth
-    state = w.const(context.compiler.state)
-    depth, result = w.var(), w.var()
+    states = w.const(context.compiler.states)
+    depth, result, state = w.var(), w.var(), w.var()
     limit_name = w.const(limit)
+    w.add(indent, f"{state} = {states}.now")
     w.add(indent, f"{state}.depth = {depth} = {state}.depth + 1")
     w.add(
         indent,
@@ -201,8 +202,8 @@ def emit_node(w: Writer, indent: int, node: Node, ctx: SchemaContext, var: str, 
     success, ``return False`` on failure."""
     if ctx.options.limits.time_budget is not None:
         # Every schema object checks the deadline, inlined or not, as the closures do.
-        state = w.const(ctx.compiler.state)
-        w.add(indent, f"if {w.const(monotonic)}() > {state}.deadline:")
+        states = w.const(ctx.compiler.states)
+        w.add(indent, f"if {w.const(monotonic)}() > {states}.now.deadline:")
         w.add(indent + 1, f"raise {w.const(expired)}({w.const(ctx)})")
     if node.lone is not None:
         # One keyword that applies to every value stands for the node: no dispatch

@@ -1,8 +1,11 @@
 """Per-call bookkeeping for the instance limits, and the optional instance walk.
 
 A compiled validator is shared between threads, so what one validation call counts
-(recursion depth, its deadline) lives in a thread-local :class:`CallState` that the
-validator resets at the start of each call. Only recursive references and, when a
+(recursion depth, its deadline) lives in a :class:`CallState` per thread, which the
+validator resets at the start of each call. Compiled code keeps the thread-local
+:class:`CallStates` and reads this thread's state from it once per use (an attribute
+of a thread-local object costs several times one of a plain object, and a recursive
+step reads and writes the depth three times). Only recursive references and, when a
 time budget is set, schema nodes touch it: the common path pays nothing.
 """
 
@@ -17,29 +20,32 @@ from .errors import ExecutionFailure
 from .limits import Limits
 from .paths import Path, to_pointer
 
-__all__ = ["CallState", "check_json_value", "non_json", "scan_instance"]
+__all__ = ["CallState", "CallStates", "check_json_value", "non_json", "scan_instance"]
 
 
-class CallState(threading.local):
-    """What one validation call on this thread has used so far."""
+class CallState:
+    """What one validation call on one thread has used so far (see CallStates)."""
 
-    depth = 0
-    deadline = math.inf
-    # (id(node), id(value)) -> (value, is_valid answer), for the nodes that memoise
-    # (see calls.memoised); None until one does, cleared after each call.
-    memo: dict[tuple[int, int], tuple[Any, bool]] | None = None
-    # The same nodes on the error and evaluation paths: (id(node), id(value)) -> value
-    # for each application, and how many applications repeated an earlier one.
-    applied: dict[tuple[int, int], Any] | None = None
-    repeats = 0
-    # What the contexts written after the call (see keywords.applicator, contains)
-    # share of it: they go on counting its repeated applications, so walking every
-    # context of a report that doubles with each level fails as the report would.
-    reads: dict[str, Any] | None = None
-    # (id(node), id(value)) of the applications in progress of the nodes on a
-    # reference loop without progress (Node.loop): meeting one again means the loop
-    # is running, and the call fails closed (calls.loop_failure).
-    running: set[tuple[int, int]] | None = None
+    __slots__ = ("applied", "deadline", "depth", "memo", "reads", "repeats", "running")
+
+    def __init__(self) -> None:
+        self.depth = 0
+        self.deadline = math.inf
+        # (id(node), id(value)) -> (value, is_valid answer), for the nodes that
+        # memoise (see calls.memoised); None until one does, cleared after each call.
+        self.memo: dict[tuple[int, int], tuple[Any, bool]] | None = None
+        # The same nodes on the error and evaluation paths: (id(node), id(value)) ->
+        # value for each application, and how many applications repeated an earlier one.
+        self.applied: dict[tuple[int, int], Any] | None = None
+        self.repeats = 0
+        # What the contexts written after the call (see keywords.applicator, contains)
+        # share of it: they go on counting its repeated applications, so walking every
+        # context of a report that doubles with each level fails as the report would.
+        self.reads: dict[str, Any] | None = None
+        # (id(node), id(value)) of the applications in progress of the nodes on a
+        # reference loop without progress (Node.loop): meeting one again means the
+        # loop is running, and the call fails closed (calls.loop_failure).
+        self.running: set[tuple[int, int]] | None = None
 
     def forget(self) -> None:
         """Drop what the memoising nodes kept of the last call's instance."""
@@ -50,6 +56,14 @@ class CallState(threading.local):
         self.memo = None
         self.applied = None
         self.repeats = 0
+
+
+class CallStates(threading.local):
+    """One validator's :class:`CallState` per thread, as ``now`` (made on a thread's
+    first use: threading.local runs ``__init__`` once per thread)."""
+
+    def __init__(self) -> None:
+        self.now = CallState()
 
 
 def non_json(value: Any, path: Path = None) -> ExecutionFailure:

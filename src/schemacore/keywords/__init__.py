@@ -196,21 +196,21 @@ _FINITE_ONLY: list[Keyword] = [_FINITE]
 
 def _add_deadline(node: Node, ctx: SchemaContext) -> None:
     """Wrap the node so that each entry checks the call's deadline."""
-    state = ctx.compiler.state
+    states = ctx.compiler.states
     inner_valid, inner_errors, inner_track = node.valid, node.errors, node.track
 
     def valid(x: Any) -> bool:
-        if monotonic() > state.deadline:
+        if monotonic() > states.now.deadline:
             raise expired(ctx)
         return inner_valid(x)
 
     def errors(x: Any, ipath: Path, kpath: Path) -> Iterator[ValidationError]:
-        if monotonic() > state.deadline:
+        if monotonic() > states.now.deadline:
             raise expired(ctx)
         return inner_errors(x, ipath, kpath)
 
     def track(x: Any, acc: Evaluated) -> bool:
-        if monotonic() > state.deadline:
+        if monotonic() > states.now.deadline:
             raise expired(ctx)
         return inner_track(x, acc)
 

@@ -550,12 +550,13 @@ def compile_contains(ctx: SchemaContext, value: Any) -> Keyword | None:
                     break
         return found
 
-    state = ctx.compiler.state
+    states = ctx.compiler.states
     budget = ctx.options.limits.time_budget
 
     def item_errors(x: Any, ipath: Path, kpath: Path) -> Callable[[], tuple[ValidationError, ...]]:
         """The errors of every item, written when the context is first read: the
         first error of a million-item array must not wait for a million reports."""
+        state = states.now
         depth = state.depth
         reads = state.reads
         if reads is None:
@@ -566,6 +567,7 @@ def compile_contains(ctx: SchemaContext, value: Any) -> Keyword | None:
             # have changed since), a time budget for all the contexts of the report
             # and, once the call is over, its count of repeated applications; the
             # caller's state is put back.
+            state = states.now  # the thread reading it
             saved = (state.depth, state.deadline, state.memo, state.applied, state.repeats)
             state.depth, state.memo = depth, None
             started = monotonic()
@@ -959,10 +961,11 @@ def emit_items(
         # once per item (only for a non-empty array, as the per-item count would).
         context = closing.context
         assert context is not None
-        state = w.const(context.compiler.state)
+        states = w.const(context.compiler.states)
         limit = w.const(context.options.limits.max_instance_depth)
-        level = w.var()
+        level, state = w.var(), w.var()
         w.add(i, f"if {x}:")
+        w.add(i + 1, f"{state} = {states}.now")
         w.add(i + 1, f"{state}.depth = {level} = {state}.depth + 1")
         w.add(
             i + 1,
