@@ -283,3 +283,32 @@ def test_recursion_of_the_referrer_around_the_shared_compile() -> None:
             own._promote()
         for value in (chain, bad, {"schema": {"type": 3}}):
             assert _report(shared, value) == _report(own, value)
+
+
+@pytest.mark.parametrize(
+    "schema",
+    [
+        {"$ref": "http://json-schema.org/draft-04/schema"},
+        # Compiled here to track: its own references to its root are not shared (each
+        # closes a cycle of this compile, and counts one level there).
+        {"$ref": "http://json-schema.org/draft-04/schema", "unevaluatedProperties": False},
+        {
+            "oneOf": [
+                {"$ref": "http://json-schema.org/draft-07/schema", "unevaluatedProperties": False},
+                {"$ref": "http://json-schema.org/draft-07/schema"},
+            ]
+        },
+    ],
+    ids=["shared", "tracking", "both"],
+)
+def test_the_depth_limit_falls_at_the_same_level_shared_or_not(schema: dict[str, Any]) -> None:
+    # Found by a differential fuzzer: a tracking compile of the meta-schema whose
+    # "$ref": "#" went to the shared compile failed one level later than its own.
+    dialect = dialects.by_name(schema.get("$ref") or schema["oneOf"][1]["$ref"])
+    assert dialect is not None
+    shared, own = schemacore.compile(schema), _own_copy(schema, dialect)
+    for levels in (254, 255, 256, 257, 258):
+        value: Any = {}
+        for _ in range(levels):
+            value = {"not": value}
+        assert _report(shared, value) == _report(own, value), levels
