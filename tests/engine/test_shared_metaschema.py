@@ -16,6 +16,7 @@ from schemacore import dialects, pipeline
 from schemacore.errors import ExecutionFailure
 from schemacore.model import Node
 from schemacore.resources import bundled_metaschemas
+from tests.engine.test_flat_metaschema import _values
 from tests.suite.cases import load_cases
 from tests.suite.locate import SuiteUnavailable, locate_suite
 
@@ -82,16 +83,6 @@ def _report(validator: schemacore.Validator, value: Any) -> Any:
         ]
     except ExecutionFailure as exc:
         return ("failure", exc.limit, exc.location, exc.schema_location)
-
-
-def _values(value: Any) -> Iterator[Any]:
-    yield value
-    if isinstance(value, dict):
-        for item in value.values():
-            yield from _values(item)
-    elif isinstance(value, list):
-        for item in value:
-            yield from _values(item)
 
 
 @pytest.mark.parametrize("dialect", dialects.DIALECTS, ids=lambda d: d.name)
