@@ -9,12 +9,15 @@ reference loop the same way.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .errors import ExecutionFailure, ValidationError
 from .guard import CallState, too_deep
 from .model import Evaluated, Node, SchemaContext
 from .paths import Path, to_pointer
+
+if TYPE_CHECKING:
+    from .compiler import Compiler
 
 __all__ = [
     "call_errors",
@@ -167,7 +170,7 @@ def recursion(
     return valid, errors, track
 
 
-def foreign(node: Node, compiler: Any) -> bool:
+def foreign(node: Node, compiler: Compiler) -> bool:
     """Whether ``node`` was compiled by another compiler than ``compiler``: the root
     of a shared meta-schema compile (Compiler.shared_root)."""
     ctx = node.context

@@ -331,25 +331,32 @@ class Compiler:
 
     # -- shared meta-schemas -------------------------------------------------
 
-    def shared_root(self, target: Target, scope: tuple[tuple[str, str], ...]) -> Node | None:
-        """The node a reference to ``target`` (the root of a document) calls instead
-        of compiling it again, when that document is a published meta-schema as
-        bundled: its compile, made once per process, behaves exactly as this one's
-        would. That holds when the options are the same, no resource on the way
-        binds a dynamic anchor name the meta-schema uses (its ``$dynamicRef`` and
+    def shared_root(self, target: Target, referrer: SchemaContext) -> Node | None:
+        """The node a reference from ``referrer`` to ``target`` calls instead of
+        compiling it again, when ``target`` is the root of a published meta-schema
+        as bundled: its compile, made once per process, behaves exactly as this
+        one's would. That holds when the options are the same, the reference need
+        not record what it evaluated (``unevaluated*``), no resource on the way binds
+        a dynamic anchor name the meta-schema uses (its ``$dynamicRef`` and
         ``$recursiveRef`` then resolve within it, as in its own compile), and it
-        need not record what it evaluated (``unevaluated*``; the caller checks).
-        Its nodes count against none of this compile's limits on compiling (they
-        were built once, within the same limits); the instance depth is carried
-        into its count where it is entered (calls.entered)."""
+        comes from another document (a meta-schema compiled here, to track or in a
+        scope, keeps its own references to its root: each closes a cycle and counts
+        a level). Its nodes count against none of this compile's limits on compiling
+        (they were built once, within the same limits); the instance depth is
+        carried into its count where it is entered (calls.entered)."""
         published = self.published
-        if published is None:
+        if (
+            published is None
+            or target.pointer != ""
+            or referrer.tracking
+            or target.base == referrer.base
+        ):
             return None
         found = published(target.base, target.node)
         if found is None:
             return None
         node, compiler, names = found
-        if compiler.options != self.options or any(name in names for name, _ in scope):
+        if compiler.options != self.options or any(name in names for name, _ in referrer.scope):
             return None
         shared = self._shared
         if shared is None:

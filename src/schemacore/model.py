@@ -530,13 +530,9 @@ class SchemaContext:
 
     def reference(self, target: Target, keyword: str) -> Node:
         """Compile the target of a reference keyword, in place."""
-        if target.pointer == "" and not self.tracking and target.base != self.base:
-            # The root of another document: perhaps a published meta-schema, compiled
-            # once. (A meta-schema compiled here, to track or in a scope, keeps its
-            # own references to its root: each such edge closes a cycle and counts.)
-            shared = self.compiler.shared_root(target, self.scope)
-            if shared is not None:
-                return self._child((keyword,), shared)
+        shared = self.compiler.shared_root(target, self)
+        if shared is not None:  # a published meta-schema's compile, made once
+            return self._child((keyword,), shared)
         node = self.compiler.node(
             target.node,
             target.base,
