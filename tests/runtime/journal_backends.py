@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import threading
 import uuid
 from collections.abc import Mapping
 from pathlib import Path
@@ -158,3 +159,28 @@ class JournalBackend:
             assert self.dsn is not None
             with psycopg.connect(self.dsn, autocommit=True) as db:
                 db.execute(f"DROP SCHEMA IF EXISTS {self.schema} CASCADE")
+
+
+class Stall:
+    """Pauses a :class:`PostgresJournal`'s heartbeat, as a stalled process (GC,
+    SIGSTOP, a VM pause) stops it: while paused, nothing renews its lease or its
+    recovery claims and its beat callbacks (recovery of expired owners) wait.
+    The thread that is "stalled" blocks in :meth:`hold` (a hook of the test)."""
+
+    def __init__(self, journal: Any) -> None:
+        self.journal = journal
+        self._running = threading.Event()
+        self._running.set()
+        original = journal._renew
+
+        def renew() -> None:
+            self._running.wait(60)
+            original()
+
+        journal._renew = renew
+
+    def pause(self) -> None:
+        self._running.clear()
+
+    def resume(self) -> None:
+        self._running.set()

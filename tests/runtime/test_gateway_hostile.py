@@ -20,7 +20,7 @@ from tests.runtime.gateway_support import (
     pay_contract,
     search_contract,
 )
-from tests.runtime.journal_backends import JournalBackend
+from tests.runtime.journal_backends import JournalBackend, Stall
 
 PAY = {"recipient": "acct-1", "amountCents": 500}
 
@@ -35,25 +35,32 @@ def test_a_second_gateway_with_the_same_owner_cannot_cause_a_second_dispatch(
     arguments = {"flight": "LH1", "requestId": "q1"}
     second: list[Any] = []
 
+    first_journal = journal_backend.new()
+    stall = Stall(first_journal) if journal_backend.shared else None
+
     def credentials(reference: str) -> str:
-        if journal_backend.shared:
+        if stall is not None:
             # A live lease keeps a second gateway with the same owner from starting...
             with pytest.raises(LeaseHeld):
                 gateway(bundle, recorder, journal=journal_backend.new(acquire_timeout=0.2))
-            # ...so the way to this race is a lease that lapsed (the process stalled):
+            # ...so the way to this race is a lease that lapsed because the process
+            # stalled (its heartbeat too, or it would take the lease back at once):
             # then any gateway recovers the intent.
+            stall.pause()
             journal_backend.expire_lease("gateway")
             other = gateway(bundle, recorder, journal=journal_backend.new(), owner="gateway-2")
         else:
             other = gateway(bundle, recorder, journal=journal_backend.new())  # same owner
         second.append(other.recovered)
         second.append(other.call("book", arguments, caller="alice", run="r"))
+        if stall is not None:
+            stall.resume()
         return "secret"
 
     first = gateway(
         admit({"book": book_contract(authenticationRef="secretref://travel/api")}),
         recorder,
-        journal=journal_backend.new(),
+        journal=first_journal,
         credentials=credentials,
     )
     outcome = first.call("book", arguments, caller="alice", run="r")

@@ -40,7 +40,7 @@ from .frozen import freeze
 from .journal import Intent, IntentJournal, SQLiteJournal
 from .leases import LeasedJournal
 from .limiter import ContractLimiter, Limiter
-from .outcome import Status, ToolOutcome
+from .outcome import ToolOutcome
 from .policy import Approver, Authorizer, Budget, Trigger, grants_authorizer
 from .services import ArgumentMode, CallServices, OutputMode
 from .steps import CallRun, CatalogView, Stop, check_host_inputs, iso_time
@@ -401,22 +401,18 @@ class Gateway:
     def _recover(self, intents: list[Intent]) -> list[ToolOutcome]:
         recovered: list[ToolOutcome] = []
         for intent in intents:
-            before = intent.dispatched_at is None
-            status: Status = "refused" if before else "ambiguous"
-            code = "interrupted-before-dispatch" if before else "interrupted"
-            dispatched = False if before else None
-            outcome = ToolOutcome.stopped(
-                intent.tool,
-                intent.tool_id,
-                "intent" if before else "dispatch",
-                code,
-                "the runtime stopped while this intent was open",
-                status=status,
-                dispatched=dispatched,
-                retryable=before,
-                intent_id=intent.intent_id,
+            # Both verdicts are offered; the journal picks one on the row as it is
+            # when written (dispatch may have started since the read above).
+            verdicts = (_interrupted(intent, before=True), _interrupted(intent, before=False))
+            before = self._journal.close_interrupted(
+                intent.intent_id,
+                (verdicts[0].to_dict(evidence=False), verdicts[1].to_dict(evidence=False)),
+                self._clock(),
+                recoverer=self.owner,
             )
-            self._journal.close(intent.intent_id, outcome.to_dict(evidence=False), self._clock())
+            if before is None:
+                continue  # closed meanwhile, or no longer this gateway's to decide
+            outcome = verdicts[0] if before else verdicts[1]
             record = {
                 "evidence": EVIDENCE_VERSION,
                 "time": iso_time(self._clock()),
@@ -425,10 +421,10 @@ class Gateway:
                 "toolId": intent.tool_id,
                 "caller": intent.caller,
                 "run": intent.run,
-                "status": status,
+                "status": outcome.status,
                 "step": outcome.step,
-                "code": code,
-                "dispatched": dispatched,
+                "code": outcome.code,
+                "dispatched": outcome.dispatched,
                 "recovered": True,
                 "argumentsDigest": intent.args_digest,
             }
@@ -510,3 +506,19 @@ class Gateway:
         finally:
             call.release()
         return call.finish(outcome)
+
+
+def _interrupted(intent: Intent, *, before: bool) -> ToolOutcome:
+    """The outcome of an intent a stopped runtime left open: before dispatch it is
+    refused and safe to call again; after, ambiguous (the effect may have happened)."""
+    return ToolOutcome.stopped(
+        intent.tool,
+        intent.tool_id,
+        "intent" if before else "dispatch",
+        "interrupted-before-dispatch" if before else "interrupted",
+        "the runtime stopped while this intent was open",
+        status="refused" if before else "ambiguous",
+        dispatched=False if before else None,
+        retryable=before,
+        intent_id=intent.intent_id,
+    )

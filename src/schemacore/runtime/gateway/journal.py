@@ -89,6 +89,24 @@ class IntentJournal(Protocol):
         """Record the outcome of an open intent."""
         ...
 
+    def close_interrupted(
+        self,
+        intent_id: str,
+        verdicts: tuple[Mapping[str, Any], Mapping[str, Any]],
+        at: float,
+        *,
+        recoverer: str,
+    ) -> bool | None:
+        """Close an intent a stopped runtime left open, choosing between
+        ``verdicts`` (before dispatch, after dispatch) by whether dispatch had
+        started *when the row is written*, in one atomic step, never from an
+        earlier read: a before-dispatch verdict frees the key, so it must not be
+        recorded once :meth:`mark_dispatched` has succeeded. Returns True when
+        closed before dispatch, False when closed after, None when nothing was
+        written (already closed, or a shared journal whose ``recoverer`` no
+        longer holds the owner's lease or recovery claim)."""
+        ...
+
     def get(self, intent_id: str) -> Intent | None:
         """One intent by id."""
         ...
@@ -257,6 +275,24 @@ class SQLiteJournal:
                 "WHERE intent_id = ? AND closed_at IS NULL",
                 (at, text, intent_id),
             )
+
+    def close_interrupted(
+        self,
+        intent_id: str,
+        verdicts: tuple[Mapping[str, Any], Mapping[str, Any]],
+        at: float,
+        *,
+        recoverer: str,
+    ) -> bool | None:
+        before, after = (json.dumps(v, ensure_ascii=False, allow_nan=False) for v in verdicts)
+        with self._lock:
+            rows = self._db.execute(
+                "UPDATE intents SET closed_at = ?, "
+                "outcome = CASE WHEN dispatched_at IS NULL THEN ? ELSE ? END "
+                "WHERE intent_id = ? AND closed_at IS NULL RETURNING dispatched_at IS NULL",
+                (at, before, after, intent_id),
+            ).fetchall()  # all: the statement ends (and its write lock goes) here
+        return bool(rows[0][0]) if rows else None
 
     def get(self, intent_id: str) -> Intent | None:
         with self._lock:

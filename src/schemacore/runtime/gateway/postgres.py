@@ -33,6 +33,9 @@ if TYPE_CHECKING:
 
 __all__ = ["PostgresJournal"]
 
+# A recovery claim is the expired owner's lease row holding this prefix and the
+# recoverer's own token: it keeps the owner's old process out while it lives.
+_RECOVERY = "recovery:"
 _SCHEMA_NAME = regex.compile(r"[a-z_][a-z0-9_]{0,62}")
 Row = tuple[Any, ...]
 
@@ -85,6 +88,7 @@ class PostgresJournal:
         self._pool = Pool(self._connect, pool_size)
         self._lock = threading.Lock()
         self._tokens: dict[str, str] = {}  # owner -> this journal's lease token
+        self._claims: dict[str, str] = {}  # expired owner -> this journal's recovery claim
         self._callbacks: list[Callable[[], None]] = []
         self._pending: list[Callable[[psycopg.Connection[Row]], None]] = []
         self._stop = threading.Event()
@@ -204,6 +208,42 @@ class PostgresJournal:
                 (at, text, intent_id),
             )
 
+    def close_interrupted(
+        self,
+        intent_id: str,
+        verdicts: tuple[Mapping[str, Any], Mapping[str, Any]],
+        at: float,
+        *,
+        recoverer: str,
+    ) -> bool | None:
+        """As in :class:`~.journal.IntentJournal`: one statement decides the verdict
+        on the row as it is when locked, and writes only while ``recoverer`` holds
+        the intent's owner lease (its own intents) or its recovery claim (another
+        owner's). A concurrent :meth:`mark_dispatched` is serialised on the row: the
+        one that comes second sees the other's write."""
+        before, after = (json.dumps(v, ensure_ascii=False, allow_nan=False) for v in verdicts)
+        with self._lock:
+            tokens = [*self._tokens.values(), *self._claims.values()]
+        with self._pool.connection() as connection:
+            row = connection.execute(
+                "UPDATE intents SET closed_at = %s, "
+                "outcome = CASE WHEN dispatched_at IS NULL THEN %s ELSE %s END "
+                "WHERE intent_id = %s AND closed_at IS NULL AND EXISTS ("
+                "SELECT 1 FROM leases l WHERE l.owner = intents.owner "
+                "AND l.token = ANY(%s) AND l.expires_at > clock_timestamp()) "
+                "RETURNING dispatched_at IS NULL, owner",
+                (at, before, after, intent_id, tokens),
+            ).fetchone()
+            if row is None:
+                return None
+            with self._lock:
+                claim = self._claims.get(str(row[1]))
+            if claim is not None:
+                # A recovery that progresses keeps its claim, wherever it runs (the
+                # heartbeat renews it too, unless the recovery runs on its thread).
+                self._extend(connection, str(row[1]), claim)
+        return bool(row[0])
+
     def get(self, intent_id: str) -> Intent | None:
         with self._pool.connection() as connection:
             row = connection.execute(
@@ -300,9 +340,9 @@ class PostgresJournal:
             return self._tokens.get(owner)
 
     def claim_expired(self, recoverer: str) -> list[str]:
-        token = self.lease_token(recoverer)
-        if token is None:
+        if self.lease_token(recoverer) is None:
             return []  # only a live gateway recovers others
+        claim = _RECOVERY + secrets.token_hex(16)
         with self._pool.connection() as connection:
             rows = connection.execute(
                 "UPDATE leases SET token = %s, expired_at = expires_at, "
@@ -310,20 +350,28 @@ class PostgresJournal:
                 "recovered_at = NULL, recovered_by = NULL "
                 "WHERE expires_at <= clock_timestamp() AND token IS NOT NULL "
                 "AND owner <> %s RETURNING owner",
-                ("recovery:" + token, self.lease_seconds, recoverer),
+                (claim, self.lease_seconds, recoverer),
             ).fetchall()
-        return sorted(str(row[0]) for row in rows)
+        owners = sorted(str(row[0]) for row in rows)
+        with self._lock:
+            # Renewed by the heartbeat like a lease until finish_recovery.
+            self._claims.update((owner, claim) for owner in owners)
+        return owners
 
     def finish_recovery(self, owner: str, recoverer: str) -> None:
-        token = self.lease_token(recoverer)
+        with self._lock:
+            claim = self._claims.pop(owner, None)
+        if claim is None:
+            return
         with self._pool.connection() as connection, connection.transaction():
-            connection.execute(
+            ended = connection.execute(
                 "UPDATE leases SET token = NULL, expires_at = clock_timestamp(), "
                 "recovered_at = clock_timestamp(), recovered_by = %s "
-                "WHERE owner = %s AND token = %s",
-                (recoverer, owner, f"recovery:{token}"),
-            )
-            connection.execute("DELETE FROM slots WHERE owner = %s", (owner,))
+                "WHERE owner = %s AND token = %s AND expires_at > clock_timestamp()",
+                (recoverer, owner, claim),
+            ).rowcount
+            if ended == 1:  # a lapsed claim is another gateway's to finish
+                connection.execute("DELETE FROM slots WHERE owner = %s", (owner,))
 
     def leases(self) -> list[dict[str, Any]]:
         """Every owner lease, for operators and tests: owner, held (not expired),
@@ -362,15 +410,10 @@ class PostgresJournal:
     def _renew(self) -> None:
         with self._lock:
             held = dict(self._tokens)
+            claims = dict(self._claims)
         for owner, token in held.items():
             with self._pool.connection() as connection:
-                renewed = connection.execute(
-                    "UPDATE leases SET expires_at = clock_timestamp() + make_interval(secs => %s), "
-                    "renewed_at = clock_timestamp() WHERE owner = %s AND token = %s "
-                    "AND expires_at > clock_timestamp()",
-                    (self.lease_seconds, owner, token),
-                ).rowcount
-                if renewed == 1:
+                if self._extend(connection, owner, token):
                     continue
                 # Lost (expired while this process was stalled or cut off): what it
                 # held counts no more; take a new tenure once nobody else holds it.
@@ -379,6 +422,26 @@ class PostgresJournal:
                     with self._lock:
                         if owner in self._tokens:
                             self._tokens[owner] = fresh
+        for owner, claim in claims.items():
+            with self._pool.connection() as connection:
+                if self._extend(connection, owner, claim):
+                    continue
+            # A claim that lapsed is never taken back: the owner (or another
+            # gateway) may have acted since, and close_interrupted then writes nothing.
+            with self._lock:
+                if self._claims.get(owner) == claim:
+                    del self._claims[owner]
+
+    def _extend(self, connection: psycopg.Connection[Row], owner: str, token: str) -> bool:
+        # renewed_at is the owner's last heartbeat (what leases() reports an expiry
+        # against); a claim's renewal keeps it.
+        renewed = connection.execute(
+            "UPDATE leases SET expires_at = clock_timestamp() + make_interval(secs => %s), "
+            "renewed_at = CASE WHEN %s THEN renewed_at ELSE clock_timestamp() END "
+            "WHERE owner = %s AND token = %s AND expires_at > clock_timestamp()",
+            (self.lease_seconds, token.startswith(_RECOVERY), owner, token),
+        ).rowcount
+        return bool(renewed == 1)
 
     def defer(self, work: Callable[[psycopg.Connection[Row]], None]) -> None:
         """Run ``work`` at the next heartbeat (a release that failed, retried)."""
