@@ -13,14 +13,14 @@ fails, as in python-jsonschema; a schema that does not compile raises
 :class:`schemacore.SchemaError` or :class:`schemacore.UnsupportedCapability` from the
 first call). What differs from python-jsonschema is in ``docs/migration.md``.
 
-Dialects: one class per dialect the engine implements, all made from the ``DIALECTS``
-table. Today that is Draft 2020-12 only. The classes of the other drafts
-(``Draft201909Validator``, ``Draft7Validator``, ``Draft6Validator``,
-``Draft4Validator``, ``Draft3Validator``) do not exist: reading one raises
+Dialects: one class per dialect the engine implements (``Draft202012Validator``,
+``Draft201909Validator``, ``Draft7Validator``, ``Draft6Validator``,
+``Draft4Validator``), all made from the ``DIALECTS`` table, each under its own draft's
+rules. ``Draft3Validator`` does not exist: reading it raises
 :class:`UnsupportedDialect` (an :class:`~schemacore.UnsupportedCapability` that is
 also an ``AttributeError``, so ``hasattr`` answers False and
-``from schemacore.compat import Draft7Validator`` is an ``ImportError``), and
-:func:`validator_for` raises it for a schema that declares one of them.
+``from schemacore.compat import Draft3Validator`` is an ``ImportError``), and
+:func:`validator_for` raises it for a schema that declares Draft 3.
 """
 
 from __future__ import annotations
@@ -28,20 +28,32 @@ from __future__ import annotations
 import reprlib
 import sys
 import threading
+import warnings
 import weakref
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from ..dialect import DRAFT_2020_12, OTHER_DRAFTS, normalise
+from ..dialects import known as known_dialect
+from ..display import show
 from ..errors import SchemaCoreError, UnsupportedCapability
+from ..errors import SchemaError as CoreSchemaError
+from ..errors import ValidationError as CoreValidationError
 from ..limits import Limits
-from ..pointer import escape
+from ..pointer import escape, parse_pointer
 from ..resources import Index, bundled_metaschemas
 from ..validator import Validator as CoreValidator
 from ..validator import compile as core_compile
 from ._checkers import FormatChecker, FormatError, TypeChecker, UndefinedTypeCheck, format_options
-from ._errors import ErrorTree, SchemaError, ValidationError, best_match, relevance
+from ._errors import (
+    LOCATED_BELOW,
+    ErrorTree,
+    SchemaError,
+    ValidationError,
+    best_match,
+    relevance,
+)
 
 __all__ = [
     "DIALECTS",
@@ -56,6 +68,7 @@ __all__ = [
     "SchemaError",
     "TypeChecker",
     "UndefinedTypeCheck",
+    "UnknownType",
     "UnsupportedDialect",
     "ValidationError",
     "best_match",
@@ -63,6 +76,25 @@ __all__ = [
     "validate",
     "validator_for",
 ]
+
+
+class UnknownType(Exception):
+    """A validator was asked whether a value is of a type JSON Schema does not have.
+
+    Attributes:
+        type: the type name asked about.
+        instance: the value.
+        schema: the validator's schema.
+    """
+
+    def __init__(self, type: str, instance: Any, schema: Any) -> None:
+        super().__init__(type, instance, schema)
+        self.type = type
+        self.instance = instance
+        self.schema = schema
+
+    def __str__(self) -> str:
+        return f"unknown type {self.type!r} (asked of {show(self.instance)})"
 
 
 class UnsupportedDialect(UnsupportedCapability, AttributeError):
@@ -98,14 +130,6 @@ DIALECTS: tuple[DialectEntry, ...] = (
 # The pseudo-keyword under which a class made by ``jsonschema.validators.extend``
 # hands the whole schema to schemacore (see _validate_whole).
 WHOLE_SCHEMA = "$schemacore"
-
-
-def _id_of(schema: Any) -> str | None:
-    if isinstance(schema, dict):
-        identifier = schema.get("$id")
-        if isinstance(identifier, str):
-            return identifier
-    return None
 
 
 def _whole_schema(schema: Any) -> list[tuple[str, Any]]:
@@ -153,10 +177,12 @@ class _SchemaLocator:
     def __call__(self, absolute: str, keyword: str) -> tuple[Any, Any]:
         uri, _, pointer = absolute.partition("#")
         if keyword != "false":
-            # The schema holding the keyword is above the keyword's token (which is
-            # the last one, or is followed by a property name for dependentRequired).
-            at = pointer.rfind("/" + escape(keyword))
-            pointer = pointer[:at] if at >= 0 else ""
+            # The schema holding the keyword is above the keyword's token: the last
+            # one, or the one before the member name for LOCATED_BELOW keywords.
+            tokens = pointer.split("/")
+            below = keyword in LOCATED_BELOW and len(tokens) > 2
+            drop = 2 if below and tokens[-2] == escape(keyword) else 1
+            pointer = "/".join(tokens[:-drop])
         try:
             compiler = self._owner._validator()._compiler
             index: Index = compiler.index
@@ -183,7 +209,7 @@ class _ValidatorBase:
     # What ``jsonschema.validators.extend`` copies into the class it makes: that class
     # then hands the whole schema to schemacore under one pseudo-keyword.
     VALIDATORS: ClassVar[Mapping[str, Callable[..., Iterator[Any]]]]
-    ID_OF: ClassVar[Callable[[Any], str | None]] = staticmethod(_id_of)
+    ID_OF: ClassVar[Callable[[Any], str | None]]
     _meta_validator: ClassVar[_ValidatorBase | None] = None
     _APPLICABLE_VALIDATORS: ClassVar[Callable[[Any], list[tuple[str, Any]]]] = staticmethod(
         _whole_schema
@@ -238,7 +264,9 @@ class _ValidatorBase:
                 cls._meta_validator = meta  # compiled once per class, on first use
         else:
             meta = cls(cls.META_SCHEMA, format_checker=format_checker)
-        error = best_match(meta.iter_errors(schema))
+        error: CoreValidationError | None = best_match(meta.iter_errors(schema))
+        if error is None and meta.format_checker is not None:
+            error = _regex_error(cls, schema)
         if error is not None:
             raise SchemaError(error, schema, meta._locator)
 
@@ -281,8 +309,16 @@ class _ValidatorBase:
         return evolved
 
     def is_type(self, instance: Any, type: str) -> bool:
-        """Whether ``instance`` is of the JSON Schema type ``type``."""
-        return self.TYPE_CHECKER.is_type(instance, type)
+        """Whether ``instance`` is of the JSON Schema type ``type`` under this class's
+        draft (draft-04 counts ``1.0`` as a number only).
+
+        Raises:
+            UnknownType: ``type`` is not a JSON Schema type name.
+        """
+        try:
+            return self.TYPE_CHECKER.is_type(instance, type)
+        except UndefinedTypeCheck:
+            raise UnknownType(type, instance, self.schema) from None
 
     # -- compiling ----------------------------------------------------------------
 
@@ -302,6 +338,43 @@ class _ValidatorBase:
             default_dialect=self.DIALECT_URI,
             **self._options,
         )
+
+
+def _regex_error(cls: type[_ValidatorBase], schema: Any) -> CoreValidationError | None:
+    """The error for a regular expression the engine refuses, where the meta-schema
+    let it through (draft-04 and -06 give ``patternProperties`` names no ``format``,
+    and the engine reads patterns as ECMA-262): ``check_schema`` must refuse what
+    the same class then refuses to compile."""
+    try:
+        core_compile(schema, default_dialect=cls.DIALECT_URI)
+    except CoreSchemaError as exc:
+        if exc.reason != "bad-regex":
+            return None  # not a meta-schema matter (a reference, a limit, ...)
+        pattern = _at(schema, exc.location)
+        return CoreValidationError(
+            exc.message,
+            keyword="format",
+            instance_location=exc.location,
+            keyword_location="/format",
+            absolute_keyword_location=cls.DIALECT_URI + "#/format",
+            instance=pattern,
+            params={"format": "regex"},
+        )
+    except SchemaCoreError:
+        return None
+    return None
+
+
+def _at(schema: Any, pointer: str) -> Any:
+    """The pattern a bad-regex location names: the string there, or the member name
+    (a patternProperties key) that ends it."""
+    node = schema
+    tokens = parse_pointer(pointer)
+    for token in tokens:
+        if not isinstance(node, dict) or token not in node:
+            return tokens[-1] if tokens else None
+        node = node[token]
+    return node if isinstance(node, str) else (tokens[-1] if tokens else None)
 
 
 # -- classes made by jsonschema.validators.extend ----------------------------------
@@ -353,12 +426,28 @@ def _whole_schema_keyword(cls: type[_ValidatorBase]) -> Callable[..., Iterator[A
 # -- the classes ----------------------------------------------------------------------
 
 
+def _id_reader(identifier: str) -> Callable[[Any], str | None]:
+    def id_of(schema: Any) -> str | None:
+        if isinstance(schema, dict):
+            found = schema.get(identifier)
+            if isinstance(found, str):
+                return found
+        return None
+
+    return id_of
+
+
 def _make_class(entry: DialectEntry) -> type[_ValidatorBase]:
     meta_schema = bundled_metaschemas()[entry.meta_schema_uri]
+    # What differs by draft comes from the engine's own dialect table.
+    dialect = known_dialect(entry.meta_schema_uri)
+    assert dialect is not None, entry
     namespace: dict[str, Any] = {
         "META_SCHEMA": meta_schema,
         "DIALECT_URI": entry.meta_schema_uri,
         "FORMAT_CHECKER": FormatChecker(),
+        "TYPE_CHECKER": TypeChecker(float_integers=dialect.float_integers),
+        "ID_OF": staticmethod(_id_reader(dialect.identifier)),
         "__doc__": (
             f"A {entry.name} validator with python-jsonschema's interface, backed by "
             "schemacore's compiled engine."
@@ -425,6 +514,14 @@ def validator_for(schema: Any, default: Any = _LATEST) -> Any:
         raise UnsupportedDialect(
             f"the schema declares {name} ({declared!r}); schemacore implements Drafts "
             "2020-12, 2019-09, 7, 6 and 4"
+        )
+    if default is _LATEST:
+        # As python-jsonschema does: code that relies on the fallback hears of it.
+        warnings.warn(
+            f"$schema {declared!r} names no meta-schema this module has a class for; "
+            "validating with Draft202012Validator (pass default= to choose)",
+            DeprecationWarning,
+            stacklevel=2,
         )
     return fallback
 

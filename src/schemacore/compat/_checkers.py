@@ -45,16 +45,21 @@ class FormatChecker:
     replaces a built-in one); it is called with string instances only.
     """
 
-    checkers: dict[str, tuple[FormatFunction, tuple[type[Exception], ...]]]
+    # On the class, every built-in checker (code that lists the supported formats
+    # reads it there); an instance holds its own copy of the ones it asserts.
+    checkers: dict[str, tuple[FormatFunction, tuple[type[Exception], ...]]] = {  # noqa: RUF012
+        name: (function, ()) for name, function in CHECKERS.items()
+    }
 
     def __init__(self, formats: Iterable[str] | None = None) -> None:
-        names = CHECKERS if formats is None else formats
+        known = type(self).checkers
+        names = known if formats is None else formats
         self.checkers = {}
         for name in names:
-            builtin = CHECKERS.get(name)
-            if builtin is None:
+            entry = known.get(name)
+            if entry is None:
                 raise KeyError(f"schemacore has no built-in checker for format {name!r}")
-            self.checkers[name] = (builtin, ())
+            self.checkers[name] = entry
 
     def __repr__(self) -> str:
         return f"<FormatChecker checkers={sorted(self.checkers)}>"
@@ -143,12 +148,17 @@ class UndefinedTypeCheck(Exception):
 
 
 def _is_integer(value: Any) -> bool:
-    # 1.0 is an integer in 2020-12, as the engine counts it.
+    # 1.0 is an integer from draft-06 on, as the engine counts it.
     if json_type(value) != "number":
         return False
     if isinstance(value, Decimal):
         return decimal_integral(value)
     return isinstance(value, int) or float(value).is_integer()
+
+
+def _is_integer_04(value: Any) -> bool:
+    # Draft-04: only a number written without a fraction (1.0 is not an integer).
+    return json_type(value) == "number" and isinstance(value, int)
 
 
 _TYPES: dict[str, Callable[[Any], bool]] = {
@@ -163,10 +173,18 @@ _TYPES: dict[str, Callable[[Any], bool]] = {
 
 
 class TypeChecker:
-    """The JSON Schema types of Python values, as schemacore's engine sees them."""
+    """The JSON Schema types of Python values, as schemacore's engine sees them.
+
+    ``float_integers``: whether a number with a zero fraction (``1.0``) is an
+    ``integer`` (from draft-06 on; draft-04 says no)."""
+
+    def __init__(self, *, float_integers: bool = True) -> None:
+        self.float_integers = float_integers
 
     def is_type(self, instance: Any, type: str) -> bool:
         """Whether ``instance`` is of the JSON Schema type named ``type``."""
+        if type == "integer" and not self.float_integers:
+            return _is_integer_04(instance)
         check = _TYPES.get(type)
         if check is None:
             raise UndefinedTypeCheck(type)

@@ -15,7 +15,8 @@ from typing import Any
 
 from .. import errors as core
 from ..dialects import DIALECTS
-from ..pointer import parse_pointer
+from ..display import show
+from ..pointer import escape, parse_pointer
 from ..relevance import best_match as _core_best_match
 from ..relevance import relevance as _core_relevance
 from ..spec import Shape
@@ -38,10 +39,19 @@ _ARRAY = frozenset(
 _MAPPING = frozenset(
     name for dialect in DIALECTS for name, shape in dialect.shapes.items() if shape is Shape.MAP
 )
-# Keywords the engine locates below themselves (dependentRequired/<name>), where
+# Keywords whose errors the engine locates below themselves, at the member that
+# failed (dependentRequired/<name>, array-form dependencies/<name>), where
 # python-jsonschema's schema paths end at the keyword.
-_ENDS_PATH = frozenset(("dependentRequired",))
+LOCATED_BELOW = frozenset(("dependentRequired", "dependencies"))
 _TYPES = TypeChecker()
+
+
+class _Unset:
+    def __repr__(self) -> str:
+        return "<unset>"
+
+
+_UNSET: Any = _Unset()  # an argument not given (python-jsonschema shows it so too)
 
 
 def _no_location(absolute: str, keyword: str) -> tuple[Any, Any]:
@@ -64,9 +74,11 @@ def instance_tokens(instance: Any, pointer: str) -> list[str | int]:
     return tokens
 
 
-def schema_tokens(pointer: str) -> list[str | int]:
+def schema_tokens(pointer: str, keyword: str | None = None) -> list[str | int]:
     """The tokens of an evaluation path, as python-jsonschema's schema paths have them:
-    array positions as ints, and no ``$ref`` hop (it names no place to fail)."""
+    array positions as ints, and no ``$ref`` hop (it names no place to fail). With
+    the failing ``keyword``, a path the engine took below it (:data:`LOCATED_BELOW`)
+    ends at the keyword."""
     tokens: list[str | int] = []
     expect = "keyword"
     for token in parse_pointer(pointer):
@@ -80,12 +92,12 @@ def schema_tokens(pointer: str) -> list[str | int]:
             continue
         else:
             tokens.append(token)
-            if token in _ENDS_PATH:
-                break
             if token in _ARRAY:
                 expect = "index"
-            elif token in _MAPPING:
+            elif token in _MAPPING or token in LOCATED_BELOW:
                 expect = "name"
+    if keyword in LOCATED_BELOW and len(tokens) >= 2 and tokens[-2] == keyword:
+        tokens.pop()
     return tokens
 
 
@@ -139,11 +151,22 @@ class _CompatMixin:
     @property
     def absolute_path(self) -> deque[str | int]:
         """Path from the root instance to the failing value."""
+        given = self._given_paths()
+        if given is not None:
+            above = self.parent.absolute_path if self.parent is not None else deque()
+            above.extend(given[0])
+            return above
         return deque(instance_tokens(self._root, self.instance_location))
+
+    def _given_paths(self) -> tuple[tuple[str | int, ...], tuple[str | int, ...]] | None:
+        return None  # an error the engine reported: its paths come from its pointers
 
     @property
     def relative_path(self) -> deque[str | int]:
         """Path from the parent error's value (the root, for a top-level error)."""
+        given = self._given_paths()
+        if given is not None:
+            return deque(given[0])
         path = self.absolute_path
         if self.parent is not None:
             for _ in range(len(self.parent.absolute_path)):
@@ -158,11 +181,19 @@ class _CompatMixin:
     @property
     def absolute_schema_path(self) -> deque[str | int]:
         """Path through the schema to the failing keyword, ``$ref`` hops left out."""
-        return deque(schema_tokens(self.keyword_location))
+        given = self._given_paths()
+        if given is not None:
+            above = self.parent.absolute_schema_path if self.parent is not None else deque()
+            above.extend(given[1])
+            return above
+        return deque(schema_tokens(self.keyword_location, self.keyword))
 
     @property
     def relative_schema_path(self) -> deque[str | int]:
         """Schema path from the parent error's keyword (the root, top level)."""
+        given = self._given_paths()
+        if given is not None:
+            return deque(given[1])
         path = self.absolute_schema_path
         if self.parent is not None:
             for _ in range(len(self.parent.absolute_schema_path)):
@@ -213,15 +244,33 @@ class _CompatMixin:
                 continue
         return False
 
+    # What str() calls the schema and the value checked: a SchemaError's schema is
+    # the meta-schema, and its value the user's schema.
+    _CONTAINERS = ("schema", "instance")
+
     def _describe(self) -> str:
+        schema, instance = self._CONTAINERS
         return (
             f"{self.message}\n\n"
             f"Failed validating {self.validator!r} in "
-            f"{_format_index('schema', list(self.relative_schema_path)[:-1])} "
+            f"{_format_index(schema, list(self.relative_schema_path)[:-1])} "
             f"({self.absolute_keyword_location})\n"
-            f"On {_format_index('instance', self.relative_path)}: "
-            f"{reprlib.repr(self.instance)}"
+            f"On {_format_index(instance, self.relative_path)}: "
+            f"{_shown(self.instance)}"
         )
+
+
+def _pointer(tokens: Iterable[str | int]) -> str:
+    return "".join("/" + escape(str(token)) for token in tokens)
+
+
+def _shown(value: Any) -> str:
+    """reprlib's short form, or the engine's size-aware one where reprlib raises (an
+    integer too long for ``int.__str__``): describing an error must not fail."""
+    try:
+        return reprlib.repr(value)
+    except ValueError:
+        return show(value)
 
 
 def _plain(token: str) -> bool:
@@ -242,7 +291,53 @@ class ValidationError(_CompatMixin, core.ValidationError):
     errors of the branches of a failed ``anyOf``/``oneOf``), ``cause`` and ``parent``.
     """
 
-    __slots__ = ("_locator", "_root", "cause", "parent")
+    __slots__ = ("_given", "_locator", "_root", "cause", "parent")
+
+    def __init__(
+        self,
+        message: str,
+        validator: Any = _UNSET,
+        path: Iterable[str | int] = (),
+        cause: BaseException | None = None,
+        context: Iterable[ValidationError] = (),
+        validator_value: Any = _UNSET,
+        instance: Any = _UNSET,
+        schema: Any = _UNSET,
+        schema_path: Iterable[str | int] = (),
+        parent: ValidationError | None = None,
+        type_checker: Any = _UNSET,
+    ) -> None:
+        """An error made by user code, with python-jsonschema's arguments (code that
+        raises its own ``ValidationError`` keeps working after the import changes).
+        Errors from a validator are not made this way: they carry the engine's
+        locations and work the python-jsonschema views out of them."""
+        given_path, given_schema_path = tuple(path), tuple(schema_path)
+        core.ValidationError.__init__(
+            self,
+            message,
+            keyword=validator if isinstance(validator, str) else "",
+            instance_location=_pointer(given_path),
+            keyword_location=_pointer(given_schema_path),
+            absolute_keyword_location="",
+            instance=instance,
+            context=tuple(context),
+        )
+        self._given: tuple[tuple[str | int, ...], tuple[str | int, ...]] | None = (
+            given_path,
+            given_schema_path,
+        )
+        self._root = None
+        self._locator = lambda absolute, keyword: (schema, validator_value)
+        self.parent = parent
+        self.cause = cause
+
+    def _given_paths(self) -> tuple[tuple[str | int, ...], tuple[str | int, ...]] | None:
+        return self._given
+
+    @property
+    def validator(self) -> str | None:
+        """The keyword that failed (None for a ``false`` schema, or when not given)."""
+        return None if self.keyword in ("false", "") else self.keyword
 
     @classmethod
     def _wrap(
@@ -268,10 +363,15 @@ class ValidationError(_CompatMixin, core.ValidationError):
         wrapped._locator = locator
         wrapped.parent = parent
         wrapped.cause = None
+        wrapped._given = None
         wrapped.context = tuple(cls._wrap(sub, root, locator, wrapped) for sub in error.context)
         return wrapped
 
     def __str__(self) -> str:
+        if self._given is not None:
+            shown = (*self._locator("", ""), self.keyword or _UNSET, self.instance)
+            if any(part is _UNSET for part in shown):
+                return self.message  # made by user code without what the layout shows
         return self._describe()
 
     def __reduce__(self) -> tuple[Any, ...]:
@@ -286,6 +386,8 @@ class SchemaError(_CompatMixin, core.SchemaError):
     the attributes of :class:`ValidationError` describing the meta-schema failure
     (``instance`` is then the failing part of the schema).
     """
+
+    _CONTAINERS = ("metaschema", "schema")
 
     def __init__(self, error: core.ValidationError, root: Any, locator: Locator) -> None:
         core.SchemaError.__init__(self, error.message, location=error.instance_location)
@@ -379,11 +481,3 @@ class ErrorTree:
     def __repr__(self) -> str:
         total = self.total_errors
         return f"<ErrorTree ({total} total error{'s' if total != 1 else ''})>"
-
-
-class _Unset:
-    def __repr__(self) -> str:
-        return "<unset>"
-
-
-_UNSET: Any = _Unset()
