@@ -779,16 +779,24 @@ _SLOW_ONLY = ("\\p{", "\\P{", "\\B")
 _FAST_SOURCE = 512
 _FAST_HEAVY = 4
 DEFAULT_MAX_LENGTH = Limits().max_pattern_length
+DEFAULT_MAX_FORMAT_LENGTH = Limits().max_regex_format_length
 
 
-def _too_large(pattern: str, size: int, limit: int, pointer: str, where: str) -> ExecutionFailure:
+def _too_large(
+    pattern: str,
+    size: int,
+    limit: int,
+    pointer: str,
+    where: str,
+    name: str = "max_pattern_length",
+) -> ExecutionFailure:
     shown = pattern if len(pattern) <= 60 else pattern[:60] + "..."
     how = "" if size == len(pattern) else ", a repeated piece counted as often as it repeats"
     return ExecutionFailure(
-        f"the pattern {shown!r} is longer than max_pattern_length={limit} ({size} characters{how})",
+        f"the pattern {shown!r} is longer than {name}={limit} ({size} characters{how})",
         location=pointer,
         schema_location=where,
-        limit="max_pattern_length",
+        limit=name,
         value=limit,
     )
 
@@ -859,18 +867,19 @@ def _compiled(pattern: str, max_length: int) -> tuple[Any, int, Any, int]:
 
 
 def is_valid_pattern(pattern: str, max_length: int | None = None, where: str = "") -> bool:
-    """Whether ``pattern`` is an ECMA-262 regular expression schemacore can run.
+    """Whether ``pattern`` (an instance string) is an ECMA-262 regular expression
+    schemacore can run.
 
-    A pattern longer than ``max_length`` (default: ``Limits().max_pattern_length``)
-    raises ExecutionFailure (``limit == "max_pattern_length"``), located at
-    ``where``, without being compiled. Not cached: the ``regex`` format checks
-    instance strings, which are unbounded.
+    A pattern longer than ``max_length`` (default:
+    ``Limits().max_regex_format_length``) raises ExecutionFailure (``limit ==
+    "max_regex_format_length"``), located at ``where``, without being compiled. Not
+    cached: the ``regex`` format checks instance strings, which are unbounded.
     """
-    limit = max_length if max_length is not None else DEFAULT_MAX_LENGTH
+    limit = max_length if max_length is not None else DEFAULT_MAX_FORMAT_LENGTH
     try:
         _compile_regex(pattern, _translated(pattern, limit)[1])
     except PatternTooLarge as exc:
-        raise _too_large(pattern, exc.size, limit, "", where) from None
+        raise _too_large(pattern, exc.size, limit, "", where, "max_regex_format_length") from None
     except PatternError:
         return False
     return True

@@ -39,12 +39,16 @@ class Limits:
             remembered; its error and evaluation paths, whose reports grow
             exponentially, fail once they have repeated this many applications.
 
-        max_pattern_length: longest regular expression compiled, for ``pattern``,
-            ``patternProperties`` and an asserted ``regex`` format (checked on the
-            instance string, while validating). A piece repeated ``{n}`` or ``{n,}``
-            times counts ``n`` times (``a{99999}`` is 99,999 characters): the
-            regular-expression engine unrolls such repeats while compiling, so a
-            short pattern can cost as much as a long one.
+        max_pattern_length: longest regular expression in a schema (``pattern``,
+            ``patternProperties``), checked at compile time. A piece repeated
+            ``{n}`` or ``{n,}`` times counts ``n`` times (``a{99999}`` is 99,999
+            characters): the regular-expression engine unrolls such repeats while
+            compiling, so a short pattern can cost as much as a long one. Generous
+            by default: translating and compiling are linear in this size, and
+            real schemas hold alternations of tens of thousands of characters.
+        max_regex_format_length: the same bound for an instance string checked
+            by an asserted ``regex`` format, while validating: instances are
+            untrusted where schemas usually are not, so it is tighter.
 
     Instance limits:
         max_instance_depth: how many recursive applications (through a reference
@@ -73,7 +77,8 @@ class Limits:
     max_instance_depth: int = 256
     max_instance_nodes: int | None = None
     max_pattern_input: int = 100_000
-    max_pattern_length: int = 4_096
+    max_pattern_length: int = 65_536
+    max_regex_format_length: int = 4_096
     regex_timeout: float = 0.5
     time_budget: float | None = None
 

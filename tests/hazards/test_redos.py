@@ -322,8 +322,8 @@ def test_ambiguous_patterns_are_timed_even_on_short_strings(
 @pytest.mark.parametrize(
     "pattern",
     [
-        pytest.param("a" * 50_000, id="long"),
-        pytest.param("\\S" * 25_000, id="long-classes"),
+        pytest.param("a" * 70_000, id="long"),
+        pytest.param("\\S" * 35_000, id="long-classes"),
         pytest.param("a{99999999}", id="huge-count"),  # the regex package would unroll it
         pytest.param("(?:(?:a{100}){100}){100}", id="nested-counts"),
     ],
@@ -350,7 +350,9 @@ def test_max_pattern_length_counts_least_repeats_and_is_configurable() -> None:
     with pytest.raises(ExecutionFailure):
         schemacore.compile({"pattern": f"a{{{limit + 1}}}"})
     wider = Limits(max_pattern_length=limit * 4)
-    assert schemacore.compile({"pattern": "a" * (limit + 1)}, limits=wider).is_valid("a" * 5000)
+    assert schemacore.compile({"pattern": "a" * (limit + 1)}, limits=wider).is_valid(
+        "a" * (limit + 1)
+    )
     # A pattern cached under the wider limit is still refused under the default one.
     with pytest.raises(ExecutionFailure):
         schemacore.compile({"pattern": "a" * (limit + 1)})
@@ -368,22 +370,42 @@ def test_max_pattern_length_counts_least_repeats_and_is_configurable() -> None:
     ],
 )
 def test_regex_format_on_long_instances_fails_closed(instance: str, call: Call) -> None:
+    # Instance strings are untrusted: the tighter bound, whatever schemas may hold.
     validator = schemacore.compile({"format": "regex"}, format_assertion=True)
-    failure = expect_failure(call, validator, instance, limit="max_pattern_length")
-    assert failure.value == DEFAULTS.max_pattern_length
+    failure = expect_failure(call, validator, instance, limit="max_regex_format_length")
+    assert failure.value == DEFAULTS.max_regex_format_length
+    assert DEFAULTS.max_regex_format_length < DEFAULTS.max_pattern_length
 
 
-def test_regex_format_within_max_pattern_length_answers() -> None:
+def test_regex_format_within_max_regex_format_length_answers() -> None:
     validator = schemacore.compile({"format": "regex"}, format_assertion=True)
-    limit = DEFAULTS.max_pattern_length
+    limit = DEFAULTS.max_regex_format_length
     with within(QUICK):
         assert validator.is_valid("\\S" * (limit // 2))
         assert validator.is_valid("." * limit)
         assert not validator.is_valid("(" * limit)
     wider = schemacore.compile(
-        {"format": "regex"}, format_assertion=True, limits=Limits(max_pattern_length=200_000)
+        {"format": "regex"}, format_assertion=True, limits=Limits(max_regex_format_length=200_000)
     )
     assert wider.is_valid("a" * 100_000)
+    # The schema-side bound does not widen it.
+    schema_side = schemacore.compile(
+        {"format": "regex"}, format_assertion=True, limits=Limits(max_pattern_length=200_000)
+    )
+    with pytest.raises(ExecutionFailure):
+        schema_side.is_valid("a" * (limit + 1))
+
+
+def test_a_long_alternation_of_literal_words_compiles_under_the_default_limits() -> None:
+    # Real schemas hold such patterns (an enumeration of names written as a pattern,
+    # 46,277 characters in one published schema): the default admits them, and the
+    # translation and compile are linear (benchmarks/pattern_alternation.py).
+    words = [f"Name{index:05d}" for index in range(5_500)]
+    pattern = "^(?:" + "|".join(words) + ")$"
+    assert 50_000 < len(pattern) <= DEFAULTS.max_pattern_length
+    validator = schemacore.compile({"pattern": pattern})
+    assert validator.is_valid("Name05499") and validator.is_valid("Name00000")
+    assert not validator.is_valid("Name05500") and not validator.is_valid("Name0000")
 
 
 @settings(max_examples=60, deadline=None, derandomize=True, database=None)

@@ -195,6 +195,9 @@ class _SchemaLocator:
 
 
 _DEFAULT: Any = object()  # check_schema's default format checker: the class's own
+# The regex strings check_schema reads are a schema's patterns: their bound is the
+# schema-side max_pattern_length, not the one for instance strings.
+_META_LIMITS = Limits(max_regex_format_length=Limits().max_pattern_length)
 
 
 class _ValidatorBase:
@@ -260,10 +263,10 @@ class _ValidatorBase:
         if format_checker is _DEFAULT:
             meta = cls.__dict__.get("_meta_validator")
             if meta is None:
-                meta = cls(cls.META_SCHEMA, format_checker=cls.FORMAT_CHECKER)
+                meta = cls(cls.META_SCHEMA, format_checker=cls.FORMAT_CHECKER, limits=_META_LIMITS)
                 cls._meta_validator = meta  # compiled once per class, on first use
         else:
-            meta = cls(cls.META_SCHEMA, format_checker=format_checker)
+            meta = cls(cls.META_SCHEMA, format_checker=format_checker, limits=_META_LIMITS)
         error: CoreValidationError | None = best_match(meta.iter_errors(schema))
         if error is None and meta.format_checker is not None:
             error = _regex_error(cls, schema)

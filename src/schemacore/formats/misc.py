@@ -21,7 +21,7 @@ def is_uuid(value: str) -> bool:
 def is_regex(value: str) -> bool:
     """An ECMA-262 regular expression, as the ``pattern`` keyword would compile it.
 
-    A pattern longer than ``Limits().max_pattern_length`` is not compiled and counts
+    A pattern longer than ``Limits().max_regex_format_length`` is not compiled and counts
     as invalid here; the ``format`` keyword raises ExecutionFailure for it instead.
     """
     try:

@@ -54,9 +54,9 @@ def compile_format(ctx: SchemaContext, value: Any) -> Keyword | None:
             return None
         valid = builtin
         if value == "regex":
-            # The instance is a pattern to compile: bounded by max_pattern_length
-            # (ExecutionFailure past it), as a pattern in the schema would be.
-            longest = ctx.options.limits.max_pattern_length
+            # The instance is a pattern to compile: bounded by max_regex_format_length
+            # (ExecutionFailure past it), tighter than a schema's own patterns.
+            longest = ctx.options.limits.max_regex_format_length
             location = ctx.location("format")
 
             def valid(x: Any) -> bool:
