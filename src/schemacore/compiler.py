@@ -31,6 +31,7 @@ from . import dialects
 from .codegen import promote
 from .dialect import Dialect, normalise
 from .errors import ExecutionFailure, SchemaError, UnsupportedCapability
+from .formats.uris import is_uri
 from .guard import CallState, CallStates
 from .keywords import build_node, shared_leaf
 from .keywords.core import compile_boolean
@@ -160,8 +161,12 @@ class Compiler:
             meta = self.index.resource(key, location, self.default)
         except LookupError:
             raise UnsupportedCapability(
-                f"$schema names an unknown dialect {schema_uri!r}: no meta-schema for it "
-                "was given (in the registry, or in the schema itself)",
+                f"$schema names an unknown dialect {schema_uri!r}: "
+                + (
+                    "no meta-schema for it was given (in the registry, or in the schema itself)"
+                    if is_uri(schema_uri)
+                    else "it is not an absolute URI (RFC 3986), as $schema must be"
+                ),
                 location=location,
             ) from None
         if not isinstance(meta, dict):

@@ -36,6 +36,8 @@ REASONS: dict[str, str] = {
     "unresolvable-reference": "a reference names no schema that is registered or bundled",
     "loader-failed": "the caller's loader raised while retrieving a document",
     "duplicate-identifier": "one document defines an $id or anchor twice",
+    "invalid-identifier": "an $id (draft-04: id) is not a URI-reference",
+    "invalid-reference": "a $ref, $dynamicRef or $recursiveRef is not a URI-reference",
     "not-json": "the schema holds a value outside the JSON data model",
     # UnsupportedCapability
     "unsupported-dialect": "$schema names draft 3, an unknown or unreachable dialect",

@@ -22,7 +22,7 @@ from .limits import Limits
 from .paths import Path, to_pointer
 from .pointer import as_fragment, format_pointer
 from .resources import Target
-from .uri import join
+from .uri import is_reference, join
 
 if TYPE_CHECKING:
     from .compiler import Compiler
@@ -545,6 +545,13 @@ class SchemaContext:
         return self._child((keyword,), node)
 
     def resolve(self, reference: str, keyword: str) -> Target:
+        if not is_reference(reference):
+            raise self.schema_error(
+                f"{keyword} {reference!r} is not a URI-reference (RFC 3986), as the "
+                "specification requires",
+                keyword,
+                reason="invalid-reference",
+            )
         uri = join(self.base, reference)
         return self.compiler.index.resolve(uri, self.pointer_to(keyword), self.dialect)
 

@@ -29,7 +29,7 @@ from .pointer import (
     resolve_pointer,
 )
 from .spec import Shape
-from .uri import join, split_fragment, unquote_fragment
+from .uri import is_reference, join, split_fragment, unquote_fragment
 
 __all__ = ["RECURSIVE_NAME", "Index", "Target", "bundled_metaschemas"]
 
@@ -173,6 +173,13 @@ class Index:
             if dialect.ref_alone and "$ref" in node:
                 identifier = None  # "$ref" stands alone: a sibling $id is ignored
             if isinstance(identifier, str):
+                if not is_reference(identifier):
+                    raise SchemaError(
+                        f"{dialect.identifier} {identifier!r} is not a URI-reference "
+                        "(RFC 3986), as the specification requires",
+                        location=f"{pointer}/{dialect.identifier}",
+                        reason="invalid-identifier",
+                    )
                 if dialect.ref_alone and identifier.startswith("#"):
                     # A fragment-only identifier is a plain-name anchor before 2019-09.
                     self._anchor(node, base, pointer, origin, identifier[1:], dialect.identifier)

@@ -11,7 +11,7 @@ import re
 from typing import NamedTuple
 from urllib.parse import unquote
 
-__all__ = ["URI", "join", "split_fragment", "unquote_fragment"]
+__all__ = ["URI", "is_reference", "join", "split_fragment", "unquote_fragment"]
 
 # RFC 3986 appendix B: the one regular expression that splits any URI reference.
 _URI_RE = re.compile(r"^(?:([^:/?#]+):)?(?://([^/?#]*))?([^?#]*)(?:\?([^#]*))?(?:#(.*))?$", re.S)
@@ -96,6 +96,29 @@ def join(base: str, reference: str) -> str:
             path = _remove_dot_segments(_merge(b, r.path))
         target = URI(b.scheme, b.authority, path, r.query, r.fragment)
     return target.unparse()
+
+
+# Characters RFC 3986 has no place for but which carry no structure: written raw in
+# real schemas ("#/definitions/Some Name", non-ASCII names) and read by most
+# implementations as if percent-encoded. Controls are not among them.
+_UNSTRUCTURED = re.compile(r'[ "<>\\^`{|}\x80-\U0010ffff]')
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
+def is_reference(text: str) -> bool:
+    """Whether ``text`` can be read as a URI-reference (RFC 3986 section 4.1), as
+    ``$id`` and the reference keywords must be: one, once the characters a URI must
+    percent-encode and that carry no structure (a space, non-ASCII, ``"<>\\^`{|}``)
+    are read as encoded. Refused: a control character, a malformed percent-escape,
+    and whatever breaks the structure (a bad scheme, an unclosed IP literal, a port
+    that is not a number, ...)."""
+    from .formats.uris import is_uri_reference
+
+    if is_uri_reference(text):
+        return True
+    if _CONTROL.search(text) is not None:
+        return False
+    return is_uri_reference(_UNSTRUCTURED.sub("%20", text))
 
 
 def split_fragment(uri: str) -> tuple[str, str]:
