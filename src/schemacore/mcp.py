@@ -109,15 +109,18 @@ class ToolGuard:
         return self.bundle
 
     def listed(self, name: Any) -> bool:
-        """Whether ``name`` was in the admitted listing, admitted or left out."""
+        """Whether ``name`` was in the admitted listing, admitted or left out. Any value
+        is asked about: only a string can name a tool (a list or an object, which
+        a raw ``tools/call`` may carry, is not even hashable)."""
         bundle = self.bundle
-        if bundle is None:
+        if bundle is None or not isinstance(name, str):
             return False
         return name in bundle.registry or any(d.tool == name for d in bundle.rejected)
 
     def refuse_call(self, name: Any, arguments: Any) -> dict[str, Any] | None:
         """None when the call may go ahead, else the ``isError`` result for the model:
-        the tool is not admitted, or its arguments do not match its input schema."""
+        the tool is not admitted (any ``name`` that is not an admitted tool's, a
+        non-string included), or its arguments (any value) are refused."""
         bundle = self.bundle
         tool = bundle.registry.get(name) if bundle is not None and isinstance(name, str) else None
         if tool is None:
@@ -129,14 +132,20 @@ class ToolGuard:
         verdict = validate_tool_args(arguments, tool)
         return None if verdict.ok else tool_error_result(name, verdict)
 
-    def check_output(self, name: str, result: Mapping[str, Any]) -> dict[str, Any] | None:
+    def check_output(self, name: Any, result: Any) -> dict[str, Any] | None:
         """None when a tool's answer (an MCP ``CallToolResult`` as JSON) may go to
         the model, else the ``isError`` result that replaces it: a successful
         answer of a tool with an ``outputSchema`` whose ``structuredContent`` is
-        absent or does not match it. Error answers are not checked."""
+        absent or does not match it (an answer that is not an object has none).
+        Error answers are not checked; a ``name`` that is not an admitted tool's
+        (a non-string included) has nothing to check against."""
         bundle = self.bundle
-        tool = bundle.registry.get(name) if bundle is not None else None
-        if tool is None or tool.output is None or result.get("isError") is True:
+        tool = bundle.registry.get(name) if bundle is not None and isinstance(name, str) else None
+        if tool is None or tool.output is None:
+            return None
+        if not isinstance(result, Mapping):
+            return self._bad_output(name, "structured-content-missing", [], 0)
+        if result.get("isError") is True:
             return None
         if "structuredContent" not in result:
             return self._bad_output(name, "structured-content-missing", [], 0)
@@ -297,7 +306,7 @@ class ArgumentGuard:
         else:
             self.guard.admit(tools)
 
-    async def _admitted(self, name: Any) -> None:
+    async def _admitted(self, name: str) -> None:
         if self._source is None or (self.guard.bundle is not None and self.guard.listed(name)):
             return
         listing = self._source()
@@ -313,7 +322,14 @@ class ArgumentGuard:
 
     async def refusal(self, name: Any, arguments: Any) -> dict[str, Any] | None:
         """None when the call may go on to the server's handler, else the value-safe
-        ``isError`` result to answer with."""
+        ``isError`` result to answer with. Total on any value of ``name`` and
+        ``arguments``: a ``name`` that is not a string names no tool, so the call
+        goes on to the SDK, whose params validation refuses it (``INVALID_PARAMS``);
+        arguments of any other shape are refused like any bad arguments."""
+        if not isinstance(name, str):
+            # Not a tool of any listing; asking the source again would let every
+            # malformed request cost a listing.
+            return None
         await self._admitted(name)
         if self._refused is None and not self.guard.listed(name):
             return None  # not a tool of this listing: the server answers for itself
@@ -323,6 +339,8 @@ class ArgumentGuard:
         """The middleware: checks ``tools/call`` requests, passes everything else on."""
         if getattr(ctx, "method", None) != "tools/call":
             return await call_next(ctx)
+        # Raw wire params (the SDK validates them after the middleware chain): any
+        # JSON value, or None.
         params = ctx.params if isinstance(ctx.params, Mapping) else {}
         refusal = await self.refusal(params.get("name"), params.get("arguments"))
         if refusal is not None:

@@ -86,7 +86,9 @@ def test_non_json_values_and_limit_hits_are_refused_in_every_mode(mode: str) -> 
         outcome = gw.call("search", arguments, caller="alice", run="r")
         assert (outcome.status, outcome.step) == ("refused", "arguments"), (mode, code)
         meta = outcome.result["_meta"]["schemacore/tool-arg-issues"]
-        assert code in [outcome.code, *(issue["code"] for issue in meta["issues"])], (mode, code)
+        # The boundary's own code at the top, never the schema mismatches' one.
+        assert outcome.code == meta["code"] == code, (mode, code)
+        assert [issue["code"] for issue in meta["issues"]] == [code]
     assert recorder.requests == []
 
 

@@ -92,23 +92,26 @@ def _tool(schema: dict[str, Any]) -> dict[str, Any]:
         },
     ],
 )
-def test_an_identifier_urllib_cannot_split_is_admitted_like_the_engine_does(
+def test_an_identifier_urllib_cannot_split_is_refused_like_the_engine_refuses_it(
     schema: dict[str, Any],
 ) -> None:
-    schemacore.compile(schema)  # the engine accepts it
-    tool_schema = validate_schema(schema)
-    ToolCatalog().admit_batch([_tool(schema)])
-    result = validate_tool_args({"a": 1}, tool_schema)
-    assert not result.ok
+    # Not a URI-reference (an unclosed IP literal): the engine refuses it at the $id
+    # (issue #30), and the runtime says so with its own code, never another exception.
+    with pytest.raises(schemacore.SchemaError) as refused:
+        schemacore.compile(schema)
+    assert refused.value.reason == "invalid-identifier"
     with pytest.raises(BoundaryError) as caught:
-        validate_arguments(tool_schema, {"a": 1})
-    assert caught.value.code == "arguments-invalid"
+        validate_schema(schema)
+    assert (caught.value.code, caught.value.path) == ("schema-invalid", refused.value.location)
+    with pytest.raises(AdmissionRejected):
+        ToolCatalog().admit_batch([_tool(schema)])
 
 
-def test_issues_under_an_ipv6_like_identifier_read_the_schema_back() -> None:
+@pytest.mark.parametrize("identifier", ["//[::1]", "//[v1.x]", "http://[v1.x]/a"])
+def test_issues_under_an_ip_literal_identifier_read_the_schema_back(identifier: str) -> None:
     schema = {
         "type": "object",
-        "properties": {"a": {"$id": "//[::1", "enum": ["x", "y"]}},
+        "properties": {"a": {"$id": identifier, "enum": ["x", "y"]}},
     }
     (issue,) = validate_tool_args({"a": 1}, validate_schema(schema)).issues
     # The constraint was found in the schema through the nested resource's URI.

@@ -11,7 +11,9 @@ nested values that leave the JSON data model in every way the boundary refuses
   real problem (or an out-of-range integer);
 * the check as a whole raises exactly what the walk alone raises (code, message,
   path, tokens, limit), so the first reported problem and its redaction are unchanged;
-* ``validate_tool_args`` gives the same result as with the verdict pass switched off.
+* ``validate_tool_args`` gives the same result as with the verdict pass switched off,
+  and its top-level code for a value the walk refuses is the walk's own, never the
+  schema mismatches' ``arguments-invalid`` (issue #29, item 4).
 """
 
 from __future__ import annotations
@@ -32,10 +34,12 @@ from schemacore.runtime import (
     BoundaryLimits,
     argcheck,
     bounds,
+    tool_error_result,
     validate_schema,
     validate_tool_args,
 )
 from schemacore.runtime.bounds import check_argument_shape, check_schema_shape
+from schemacore.runtime.issues import ISSUE_META_KEY
 from tests.properties.profiles import PROFILE
 
 
@@ -216,6 +220,12 @@ def test_validate_tool_args_is_the_same_without_the_verdict_pass(value: Any) -> 
     with _verdict_off():
         slow = validate_tool_args(value, TOOL)
     assert fast == slow
+    walked = _walk_alone(value, from_text=False)
+    if walked is not None:  # outside JSON or over a bound: refused with the walk's code
+        assert (fast.ok, fast.code) == (False, walked.code)
+        for failure in (fast, fast.issues):  # the verdict, or its bare issues
+            meta = tool_error_result("t", failure)["_meta"][ISSUE_META_KEY]
+            assert (meta["code"], meta["errorClass"]) == (walked.code, walked.error_class)
 
 
 class _Admitted:

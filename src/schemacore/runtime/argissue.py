@@ -8,22 +8,47 @@ property's own ``description`` as a hint.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Final, Literal
 
 __all__ = [
     "ISSUE_META_KEY",
+    "MISMATCH_CODE",
     "STRING_SHAPE_KEYWORDS",
     "Mode",
     "ToolArgIssue",
     "ToolArgValidationResult",
+    "refusal_code",
 ]
 
 STRING_SHAPE_KEYWORDS: Final = frozenset({"pattern", "minLength", "maxLength"})
 ISSUE_META_KEY: Final = "schemacore/tool-arg-issues"
 """The ``_meta`` key of an ``isError`` result under which the structured issues go."""
 
+MISMATCH_CODE: Final = "arguments-invalid"
+"""The top-level code of a refusal for schema mismatches, and for nothing else."""
+
+# Issue codes of the boundary itself (arguments outside JSON, not an object, over a
+# bound, not evaluable) are its error codes, all in this namespace; the codes of
+# schema mismatches (``type-mismatch``, ...) never are.
+_BOUNDARY_PREFIX: Final = "arguments-"
+
 Mode = Literal["enforce", "warn", "off"]
+
+
+def refusal_code(issues: Iterable[ToolArgIssue]) -> str:
+    """The top-level code of a refusal with ``issues``: the code of the first issue
+    the boundary raised (``arguments-value-not-json``, ``arguments-not-object``,
+    ``arguments-too-deep``, ...), else :data:`MISMATCH_CODE`.
+
+    Derived from the issues alone, so that every result built from the same issues
+    (``tool_error_result``, the gateway's outcome, the MCP adapter) says the same.
+    """
+    for issue in issues:
+        if issue.code.startswith(_BOUNDARY_PREFIX):
+            return issue.code
+    return MISMATCH_CODE
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,7 +59,9 @@ class ToolArgIssue:
         path: dot/bracket path from the arguments root (``items[0].name``), ``""``
             for the root; keys the schema does not define appear as ``*``.
         pointer: the same location as a JSON Pointer.
-        code: a stable machine code (``type-mismatch``, ``property-missing``, ...).
+        code: a stable machine code (``type-mismatch``, ``property-missing``, ...);
+            for arguments that could not be checked at all, the boundary's own
+            ``arguments-*`` code (see :func:`refusal_code`).
         keyword: the schema keyword that failed.
         expected: what the schema asks for, worded from the schema.
         got: the type of what arrived (with a length where useful), never the value.
@@ -93,3 +120,9 @@ class ToolArgValidationResult:
     mode: Mode = "enforce"
     error_class: str | None = None
     total: int = 0
+
+    @property
+    def code(self) -> str | None:
+        """The top-level code of the verdict (None without issues): ``arguments-invalid``
+        for schema mismatches, else the boundary's code, as :func:`refusal_code`."""
+        return refusal_code(self.issues) if self.issues else None

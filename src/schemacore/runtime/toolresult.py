@@ -11,10 +11,21 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .argcheck import issue_from_error
-from .argissue import ISSUE_META_KEY, ToolArgIssue, ToolArgValidationResult
-from .errors import VALIDATION, BoundaryError
+from .argissue import ISSUE_META_KEY, ToolArgIssue, ToolArgValidationResult, refusal_code
+from .errors import EXECUTION_FAILURE, VALIDATION, BoundaryError
 
 __all__ = ["error_result", "format_tool_arg_issues", "tool_error_result"]
+
+# The argument codes of a bound or an engine limit (docs/runtime.md, Codes): what
+# class a bare list of issues is in, which a verdict or an error states itself.
+_LIMIT_CODES = frozenset(
+    {
+        "arguments-too-deep",
+        "arguments-too-large",
+        "arguments-string-too-long",
+        "arguments-evaluation-failed",
+    }
+)
 
 
 def error_result(text: str, meta_key: str, meta: Mapping[str, Any]) -> dict[str, Any]:
@@ -97,6 +108,10 @@ def tool_error_result(
     ``AdmissionRejected``, a ``BoundaryError`` about a schema) are trusted-host
     data that may carry internal URIs: they are refused.
 
+    ``_meta[ISSUE_META_KEY]["code"]`` is ``arguments-invalid`` for schema mismatches
+    only; arguments that could not be checked (outside JSON, not an object, over a
+    bound) keep the boundary's code, whichever of the three forms carries them.
+
     Raises:
         TypeError: ``failure`` is none of the argument-level types above.
         ValueError: a ``BoundaryError`` that is not about the arguments, an empty
@@ -118,15 +133,16 @@ def tool_error_result(
         issues = _argument_issues("tool_error_result", failure.issues)
         if not issues:
             raise ValueError("the arguments were accepted: there is no error to report")
-        code = (
-            issues[0].code if failure.error_class != VALIDATION and issues else "arguments-invalid"
-        )
+        # From the issues, not the class: arguments outside JSON or not an object are
+        # "validation" too, yet no schema mismatch.
+        code = refusal_code(issues)
         error_class, total = failure.error_class or VALIDATION, failure.total
     else:
         issues = _argument_issues("tool_error_result", failure)
         if not issues:
             raise ValueError("tool_error_result needs at least one issue")
-        code, error_class, total = "arguments-invalid", VALIDATION, len(issues)
+        code, total = refusal_code(issues), len(issues)
+        error_class = EXECUTION_FAILURE if code in _LIMIT_CODES else VALIDATION
     return error_result(
         format_tool_arg_issues(tool_name, issues, total=total),
         ISSUE_META_KEY,

@@ -11,7 +11,7 @@ Every attempt carries a :class:`Cancellation`: its deadline (``timeoutMs`` from 
 start of the attempt) and a flag the gateway sets when it stops waiting. A backend
 must honour it: stop work and side effects once ``cancelled`` is true (a thread
 cannot be killed from outside). :class:`SubprocessBackend` runs each call in a
-child process that is killed at the deadline.
+child process that is killed at the deadline, or when the gateway process dies.
 """
 
 from __future__ import annotations

@@ -15,14 +15,18 @@ Meant for code-execution tools. The child gets:
 - ``network_sandbox`` (e.g. ``["unshare", "--net", "--map-root-user"]``) in front
   of its command when the contract allows no egress: a host-provided sandbox,
   since cutting a process's network needs the operating system's help;
-- a session of its own: at the deadline, or when the gateway cancels the attempt,
-  the whole process group is killed, and so is whatever the child left running in
-  its group when it ends by itself, so nothing of the call runs on after it (a
-  grandchild that starts its own session escapes the group; a sandbox that owns
-  every descendant, such as a container or a cgroup, is the host's to add);
+- a session of its own, led by a small supervisor (:mod:`.supervisor`, this
+  interpreter in isolated mode) that starts the command: at the deadline, or when
+  the gateway cancels the attempt, the whole process group is killed, and so is
+  whatever the child left running in its group when it ends by itself; and when
+  the gateway process dies mid-call (``SIGTERM``, ``SIGKILL``, a crash), the
+  supervisor sees its lifeline close and kills the group. So nothing of the call
+  runs on after it (a grandchild that starts its own session escapes the group; a
+  sandbox that owns every descendant, such as a container or a cgroup, is the
+  host's to add);
 - stdout read up to ``max_output_bytes``: a child that writes more is killed.
 
-POSIX only (process groups and ``resource``).
+POSIX only (process groups).
 """
 
 from __future__ import annotations
@@ -30,23 +34,25 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
+import select
 import signal
+import socket
 import subprocess
+import sys
 import threading
 from collections.abc import Callable, Collection, Mapping, Sequence
+from pathlib import Path
 from typing import Any
-
-try:
-    import resource
-except ImportError:  # not POSIX: SubprocessBackend refuses to start
-    resource = None  # type: ignore[assignment]
 
 from ..jsonvalues import json_text
 from .backends import DispatchRequest, ToolFailure
+from .supervisor import encode_call
 
 __all__ = ["ProcessTimeout", "SubprocessBackend"]
 
 _POLL_SECONDS = 0.02
+_SUPERVISOR = str(Path(__file__).resolve().with_name("supervisor.py"))
 
 
 class ProcessTimeout(TimeoutError):
@@ -54,18 +60,49 @@ class ProcessTimeout(TimeoutError):
 
 
 def _exited(pid: int) -> bool:
-    """Whether the child has ended, without reaping it (its group id stays reserved)."""
+    """Whether the supervisor has ended (only a kill from outside or a crash ends it
+    before the gateway does), without reaping it: its group id stays reserved."""
     return os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
 
 
-def _feed(child: subprocess.Popen[bytes], payload: bytes) -> None:
-    """Write the request to the child's stdin (in a thread: a child that does not
-    read must not block the deadline)."""
+def _feed(
+    child: subprocess.Popen[bytes], payload: bytes, lifeline: socket.socket, call: bytes
+) -> None:
+    """Send the supervisor its call, then write the request to the child's stdin (in
+    a thread: a child that does not read must not block the deadline)."""
+    with contextlib.suppress(OSError):  # a supervisor that ended: the caller sees it
+        lifeline.sendall(call)
     assert child.stdin is not None
     with contextlib.suppress(OSError):  # a child that ended or closed its stdin
         child.stdin.write(payload)
     with contextlib.suppress(OSError):
         child.stdin.close()
+
+
+class _Lifeline:
+    """The gateway's end of the socket pair it shares with the call's supervisor.
+
+    While it is open the supervisor lets the call run; when the gateway process
+    ends, however it ends, the kernel closes it and the supervisor kills the call's
+    process group. The supervisor answers on it once the command has ended.
+    """
+
+    def __init__(self, end: socket.socket) -> None:
+        self.end = end
+        self._data = b""
+        self.hung_up = False  # the supervisor's end closed (it ended) without answering
+
+    def wait(self, seconds: float) -> str | None:
+        """The supervisor's answer line, if it comes within ``seconds``."""
+        if not self.hung_up and select.select([self.end], [], [], seconds)[0]:
+            try:
+                chunk = self.end.recv(4096)
+            except OSError:
+                chunk = b""
+            self._data += chunk
+            self.hung_up = not chunk
+        line, newline, _ = self._data.partition(b"\n")
+        return line.decode("ascii", "replace") if newline else None
 
 
 class _Reader(threading.Thread):
@@ -92,23 +129,6 @@ class _Reader(threading.Thread):
                 self.chunks.append(data)
 
 
-def _limits(cpu_seconds: int | None, memory_bytes: int | None) -> Callable[[], None] | None:
-    if cpu_seconds is None and memory_bytes is None:
-        return None  # no preexec_fn at all (core files stay as the host has them)
-
-    # Runs in the child between fork and exec, where Python warns that a threaded
-    # parent can deadlock: plain setrlimit calls only (no imports, no locks), the
-    # least that can go wrong there; and only when the host asked for limits.
-    def apply() -> None:
-        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-        if cpu_seconds is not None:
-            resource.setrlimit(resource.RLIMIT_CPU, (cpu_seconds, cpu_seconds))
-        if memory_bytes is not None:
-            resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
-
-    return apply
-
-
 class SubprocessBackend:
     """A :class:`~schemacore.runtime.gateway.Backend` that runs ``command`` per call.
 
@@ -123,6 +143,9 @@ class SubprocessBackend:
             when the contract's egress policy allows nothing.
         egress: the destinations the child may contact (checked by the gateway).
         max_output_bytes: a larger stdout is not read as a result.
+        supervisor_python: the Python (3.9 or later) that runs each call's
+            supervisor (default ``sys.executable``; set it where that is not a
+            Python interpreter, as in an embedding).
     """
 
     def __init__(
@@ -137,13 +160,19 @@ class SubprocessBackend:
         network_sandbox: Sequence[str] | None = None,
         egress: Collection[str] = (),
         max_output_bytes: int = 1_000_000,
+        supervisor_python: str | None = None,
     ) -> None:
-        if os.name != "posix" or resource is None:
+        if os.name != "posix":
             raise RuntimeError("SubprocessBackend needs a POSIX system")
+        python = supervisor_python if supervisor_python is not None else sys.executable
+        if not python:
+            raise RuntimeError("SubprocessBackend needs a Python to run each call's supervisor")
         self._command = command
         self._env = dict(env) if env is not None else {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}
         self._cwd = cwd
-        self._limits = _limits(cpu_seconds, memory_bytes)
+        self._cpu = cpu_seconds
+        self._memory = memory_bytes
+        self._python = python
         self._credential_env = credential_env
         self._sandbox = tuple(network_sandbox) if network_sandbox is not None else None
         self._egress = tuple(egress)
@@ -174,33 +203,51 @@ class SubprocessBackend:
                 "headers": dict(request.headers),
             }
         ).encode("utf-8")
-        child = subprocess.Popen(
-            self._argv(request),
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            env=env,
-            cwd=self._cwd,
-            start_new_session=True,
-            preexec_fn=self._limits,
-            close_fds=True,
-        )
+        argv = self._argv(request)
+        call = encode_call(argv, env, self._cpu, self._memory)
+        lifeline, far_end = socket.socketpair()
+        try:
+            # The supervisor leads the session and starts the command in its group;
+            # its end of the lifeline is the only descriptor it inherits.
+            child = subprocess.Popen(
+                [self._python, "-I", "-S", _SUPERVISOR, str(far_end.fileno()), str(os.getpid())],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+                env=env,
+                cwd=self._cwd,
+                start_new_session=True,
+                pass_fds=(far_end.fileno(),),
+                close_fds=True,
+            )
+        except BaseException:
+            lifeline.close()
+            raise
+        finally:
+            far_end.close()
+        supervisor = _Lifeline(lifeline)
         reader = _Reader(child, self._max_output)
-        writer = threading.Thread(target=_feed, args=(child, payload), daemon=True)
+        writer = threading.Thread(target=_feed, args=(child, payload, lifeline, call), daemon=True)
         writer.start()
         cancellation = request.cancellation
+        answer: str | None = None
         try:
-            while not _exited(child.pid):
+            while answer is None and not supervisor.hung_up:
                 if cancellation.cancelled or reader.overflow.is_set():
                     self.killed += 1
                     if reader.overflow.is_set():
                         raise RuntimeError("the child wrote more than max_output_bytes")
                     raise ProcessTimeout("the child was killed at its deadline")
-                cancellation.wait(_POLL_SECONDS)
+                remaining = cancellation.remaining()
+                wait = _POLL_SECONDS if remaining is None else min(_POLL_SECONDS, remaining)
+                answer = supervisor.wait(wait)
+                if answer is None and _exited(child.pid):
+                    answer = supervisor.wait(0)  # an answer sent just before it ended
+                    break
         finally:
-            # The leader has ended or is to be stopped; it is not reaped yet, so the
-            # group id is still its own: whatever else runs in the group is killed
-            # too, and nothing of the call runs on after it.
+            # The supervisor waits to be killed: its group id is still its own, so
+            # whatever else runs in the group is killed with it, and nothing of the
+            # call runs on after it.
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(child.pid, signal.SIGKILL)
             child.wait()
@@ -208,9 +255,16 @@ class SubprocessBackend:
             writer.join(_POLL_SECONDS * 50)
             if not reader.is_alive() and child.stdout is not None:
                 child.stdout.close()  # a reader still blocked (an escaped holder) keeps it
+            lifeline.close()
         if reader.overflow.is_set():
             raise RuntimeError("the child wrote more than max_output_bytes")
-        return self._answer(child.returncode, b"".join(reader.chunks))
+        kind, _, number = (answer or "").partition(" ")
+        code = int(number) if re.fullmatch(r"-?[0-9]{1,9}", number) else None
+        if kind == "exec-error" and code is not None:
+            raise OSError(code, os.strerror(code), argv[0])  # what Popen would raise
+        if kind != "exit" or code is None:
+            raise RuntimeError("the call's supervisor ended without the command's status")
+        return self._answer(code, b"".join(reader.chunks))
 
     def _answer(self, status: int, out: bytes) -> Mapping[str, Any]:
         try:
