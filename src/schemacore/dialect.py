@@ -47,6 +47,9 @@ class Dialect:
     ref_alone: bool = False
     # Whether a float with a zero fraction (1.0) is an "integer" (not in draft-04).
     float_integers: bool = True
+    # Whether true and false are schemas (not in draft-04, whose meta-schema takes
+    # them only as the values of additionalItems and additionalProperties).
+    boolean_schemas: bool = True
     # Whether contentEncoding/contentMediaType assert by default (draft-07 defined
     # them as assertions an implementation may check; later drafts as annotations).
     asserts_content: bool = False
@@ -125,6 +128,7 @@ class Dialect:
                 self.identifier,
                 self.ref_alone,
                 self.float_integers,
+                self.boolean_schemas,
                 self.asserts_content,
                 self.formats,
             )

@@ -236,6 +236,7 @@ DRAFT_04 = Dialect(
     identifier="id",
     ref_alone=True,
     float_integers=False,
+    boolean_schemas=False,
     formats=_FORMATS_04,
 )
 

@@ -6,7 +6,7 @@ import math
 from decimal import Decimal
 from typing import Any
 
-__all__ = ["show"]
+__all__ = ["describe_integer", "show"]
 
 
 def show(value: Any, limit: int = 80) -> str:
@@ -65,5 +65,11 @@ def _scalar(value: Any) -> str:
     except ValueError:
         if not isinstance(value, int):
             raise
-        digits = int(abs(int.__int__(value)).bit_length() * math.log10(2)) + 1
-        return f"an integer of about {digits} digits"
+        return describe_integer(value)
+
+
+def describe_integer(value: int) -> str:
+    """An integer by its size: what messages and outputs write for one longer than
+    Python converts to text (``sys.get_int_max_str_digits``)."""
+    digits = int(abs(int.__int__(value)).bit_length() * math.log10(2)) + 1
+    return f"an integer of about {digits} digits"

@@ -17,6 +17,7 @@ from decimal import Decimal
 from typing import Any
 
 from .errors import ExecutionFailure
+from .jsonvalue import JSON_VALUES, describe_non_json
 from .limits import Limits
 from .paths import Path, to_pointer
 
@@ -68,17 +69,8 @@ class CallStates(threading.local):
 
 def non_json(value: Any, path: Path = None) -> ExecutionFailure:
     """The error for a value outside the JSON data model."""
-    if isinstance(value, float):
-        what = f"the float {value!r}, which JSON cannot represent"
-    elif isinstance(value, Decimal):
-        what = f"the Decimal {Decimal.__str__(value)}, which JSON cannot represent"
-    else:
-        name = type(value).__name__
-        article = "an" if name[:1].lower() in "aeiou" else "a"
-        what = f"{article} {name}, which is not a JSON value"
     return ExecutionFailure(
-        f"the instance contains {what} (JSON values are dict, list, str, int, float, "
-        "finite Decimal, bool and None)",
+        f"the instance contains {describe_non_json(value)} ({JSON_VALUES})",
         location=to_pointer(path),
         limit="json_data_model",
     )

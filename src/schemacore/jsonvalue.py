@@ -17,19 +17,25 @@ from decimal import MAX_EMAX, MAX_PREC, MIN_EMIN, Context, Decimal, InvalidOpera
 from typing import Any
 
 from .errors import ExecutionFailure
+from .paths import Path
 
 __all__ = [
     "EXACT",
     "JSON_TYPES",
+    "JSON_VALUES",
     "as_decimal",
     "decimal_integral",
+    "describe_non_json",
     "json_equal",
     "json_key",
     "json_type",
+    "outside_json",
     "type_name",
 ]
 
 JSON_TYPES = frozenset({"null", "boolean", "object", "array", "number", "string", "integer"})
+# The Python values of the JSON data model, as messages put it.
+JSON_VALUES = "JSON values are dict, list, str, int, float, finite Decimal, bool and None"
 
 _EXACT: dict[type, str] = {
     dict: "object",
@@ -206,3 +212,78 @@ def _not_json(value: Any) -> ExecutionFailure:
 def json_equal(a: Any, b: Any) -> bool:
     """JSON equality: numbers by value, booleans only equal booleans."""
     return bool(json_key(a) == json_key(b))
+
+
+def describe_non_json(value: Any) -> str:
+    """What ``value``, a value outside the JSON data model, is, for messages."""
+    if isinstance(value, float):
+        return f"the float {value!r}, which JSON cannot represent"
+    if isinstance(value, Decimal):
+        return f"the Decimal {Decimal.__str__(value)}, which JSON cannot represent"
+    name = type(value).__name__
+    article = "an" if name[:1].lower() in "aeiou" else "a"
+    return f"{article} {name}, which is not a JSON value"
+
+
+_SCALARS = (str, int, type(None))  # bool is an int
+_LEAVE: Any = object()  # on the walk's stack: the container below is done
+
+
+def outside_json(value: Any) -> tuple[Path, str] | None:
+    """Where ``value`` first leaves the JSON data model, as (the path there, what is
+    there), or None when it is JSON throughout: objects with string keys, arrays,
+    strings, booleans, null, and finite numbers (``int`` of any size, ``float``,
+    ``Decimal``), subclasses read as their base type.
+
+    NaN and infinities, floats or Decimals, are not JSON numbers; nor is a container
+    that holds itself (JSON text cannot). The path of a non-string key is its
+    object's. Iterative, and each container is read once however often it is
+    shared, so neither depth nor a shared value repeated at every level costs more
+    than the distinct values do."""
+    stack: list[tuple[Any, Any]] = [(value, None)]
+    pop, push = stack.pop, stack.append
+    done: set[int] = set()
+    open_containers: set[int] = set()  # on the path from the root to the current one
+    while stack:
+        item, path = pop()
+        kind = type(item)
+        if kind is str or kind is int or kind is bool or item is None:
+            continue
+        if kind is float:
+            if item - item != 0.0:  # NaN and infinities
+                return path, describe_non_json(item)
+            continue
+        if item is _LEAVE:
+            open_containers.discard(path)  # here the container's id
+            continue
+        is_dict = kind is dict or (kind is not list and isinstance(item, dict))
+        if is_dict or kind is list or isinstance(item, list):
+            key = id(item)
+            if key in open_containers:
+                noun = "object" if is_dict else "array"
+                return path, f"an {noun} that contains itself, which JSON cannot represent"
+            if key in done:
+                continue
+            done.add(key)
+            open_containers.add(key)
+            push((_LEAVE, key))
+            if is_dict:
+                for name, member in item.items():
+                    if not isinstance(name, str):
+                        return path, (
+                            f"an object key of type {type(name).__name__}; JSON object "
+                            "keys are strings"
+                        )
+                    push((member, (path, name)))
+            else:
+                for index, member in enumerate(item):
+                    push((member, (path, index)))
+        elif isinstance(item, float):
+            if not math.isfinite(float.__float__(item)):
+                return path, describe_non_json(item)
+        elif isinstance(item, Decimal):
+            if not Decimal.is_finite(item):
+                return path, describe_non_json(item)
+        elif not isinstance(item, _SCALARS):
+            return path, describe_non_json(item)
+    return None

@@ -14,8 +14,10 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Any
 
+from .display import describe_integer
 from .errors import ExecutionFailure, ValidationError
 from .evaluation import Keep
 from .units import Unit, iter_annotations
@@ -167,7 +169,13 @@ class Evaluation:
 
     def iter_json(self, fmt: str = "basic", *, ensure_ascii: bool = True) -> Iterator[str]:
         """``output(fmt)`` as JSON text, in pieces: joined, they are
-        ``json.dumps(self.output(fmt), ensure_ascii=ensure_ascii)``.
+        ``json.dumps(self.output(fmt), ensure_ascii=ensure_ascii)`` where that can
+        write it, and always JSON any reader takes: a finite ``Decimal`` (an
+        annotation's value, from a schema read with ``parse_float=Decimal``) is
+        written as its number, and an integer longer than Python writes as text
+        (``sys.get_int_max_str_digits``) as a string giving its size, as error
+        messages describe it. NaN and infinities never reach an output: ``compile``
+        refuses a schema holding one.
 
         ``basic`` and ``list`` write each of their units as it is made, so no whole
         output is ever held: an invalid ``basic`` one error at a time, as
@@ -177,7 +185,7 @@ class Evaluation:
         """
         if fmt not in FORMATS:
             raise ValueError(_unknown(fmt))  # now, not at the first piece
-        return self._json_pieces(fmt, json.JSONEncoder(ensure_ascii=ensure_ascii).encode)
+        return self._json_pieces(fmt, _encoder(ensure_ascii))
 
     def _json_pieces(self, fmt: str, encode: Callable[[Any], str]) -> Iterator[str]:
         try:
@@ -240,6 +248,69 @@ class Evaluation:
         if not annotations:
             return top, "annotations", None
         return top, "annotations", (_basic_annotation(a) for a in annotations)
+
+
+class _NotNative(Exception):
+    """The JSON encoder met a Decimal, which it cannot write."""
+
+
+def _not_native(value: Any) -> Any:
+    # The encoder's fallback for a value that is not one of its types.
+    if isinstance(value, Decimal):
+        raise _NotNative
+    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
+
+
+def _encoder(ensure_ascii: bool) -> Callable[[Any], str]:
+    """The JSON text of an output value (see ``Evaluation.iter_json``)."""
+    fast = json.JSONEncoder(ensure_ascii=ensure_ascii, allow_nan=False, default=_not_native).encode
+
+    def encode(value: Any) -> str:
+        try:
+            return fast(value)
+        except (_NotNative, ValueError):
+            # A Decimal, or an integer Python does not write: rare, so written here
+            # in Python, the same text otherwise.
+            parts: list[str] = []
+            _write(value, parts, fast)
+            return "".join(parts)
+
+    return encode
+
+
+def _write(value: Any, parts: list[str], encode: Callable[[Any], str]) -> None:
+    """Append the JSON text of ``value`` to ``parts``, as ``encode`` writes it but
+    for the numbers it does not write (``encode`` writes strings, booleans, null and
+    floats)."""
+    if isinstance(value, dict):
+        parts.append("{")
+        separator = ""
+        for key, member in value.items():
+            if not isinstance(key, str):
+                raise TypeError(f"keys must be str, not {type(key).__name__}")
+            parts.append(f"{separator}{encode(key)}: ")
+            _write(member, parts, encode)
+            separator = ", "
+        parts.append("}")
+    elif isinstance(value, (list, tuple)):
+        parts.append("[")
+        separator = ""
+        for item in value:
+            parts.append(separator)
+            _write(item, parts, encode)
+            separator = ", "
+        parts.append("]")
+    elif isinstance(value, int) and not isinstance(value, bool):
+        try:
+            parts.append(int.__repr__(value))
+        except ValueError:  # longer than sys.get_int_max_str_digits()
+            parts.append(encode(describe_integer(value)))
+    elif isinstance(value, Decimal):
+        if not Decimal.is_finite(value):
+            raise ValueError(f"{Decimal.__str__(value)} is not a JSON number")
+        parts.append(Decimal.__str__(value))
+    else:
+        parts.append(encode(value))
 
 
 def _basic_error(e: ValidationError) -> dict[str, Any]:

@@ -4,8 +4,10 @@
    each under its own dialect (``max_schema_depth`` is enforced here, before any
    other walk).
 2. **dialect**: the root's ``$schema``, else the ``default_dialect``.
-3. **meta-schema check**: the document against its dialect's meta-schema, compiled
-   by these same stages (the bundled drafts' once per process).
+3. **meta-schema check**: the document is JSON throughout (annotations and unknown
+   keywords included), then valid against its dialect's meta-schema, compiled by
+   these same stages (the bundled drafts' once per process); each embedded resource
+   declaring another dialect against its own.
 4. **nodes**: compile the root; references compile their targets as they go, and
    pull in the documents they need from the registry or loader.
 5. **analyses**: reference loops without progress, in-place and child fan-out, and
@@ -28,7 +30,9 @@ from .compiler import Compiler
 from .dialect import Dialect, normalise
 from .errors import ExecutionFailure, SchemaError, ValidationError
 from .flatmeta import flatten
+from .jsonvalue import JSON_VALUES, outside_json
 from .model import Node, Options
+from .paths import to_pointer
 from .pointer import parse_pointer
 from .recursion import check_child_fan_out, mark_fan_out
 from .relevance import best_match
@@ -207,12 +211,18 @@ def _check_document(
 
     An embedded resource that declares another dialect is checked against that
     dialect's meta-schema, not as a subschema of the document around it."""
+    if not at:
+        _check_json(schema, what)
     foreign = _foreign_resources(schema, compiler, uri, at)
     if foreign:
         for pointer, resource in foreign:
             inner = compiler.dialect_for(resource["$schema"], pointer + "/$schema")
             _check_document(resource, inner, compiler, what, uri, pointer)
-        schema = _without(schema, [pointer[len(at) :] for pointer, _ in foreign])
+        # Each is left out of this check by a schema that accepts everything and
+        # that this dialect's meta-schema accepts in any subschema position: draft-04
+        # takes no boolean there.
+        anything: Any = True if dialect.boolean_schemas else {}
+        schema = _without(schema, [pointer[len(at) :] for pointer, _ in foreign], anything)
     try:
         _check_one(schema, dialect, compiler, what)
     except SchemaError as exc:
@@ -221,6 +231,21 @@ def _check_document(
                 exc.message, location=at + (exc.location or ""), reason=exc.reason
             ) from None
         raise
+
+
+def _check_json(document: Any, what: str) -> None:
+    """Refuse a schema document holding a value outside the JSON data model in any
+    position: where the meta-schema looks, and where it does not (the values of
+    annotations, const, enum and unknown keywords, which outputs write as JSON).
+    A value outside it is no limit: the document is not JSON, so it is no schema."""
+    found = outside_json(document)
+    if found is not None:
+        path, description = found
+        raise SchemaError(
+            f"{what} contains {description} ({JSON_VALUES})",
+            location=to_pointer(path),
+            reason="not-json",
+        )
 
 
 def _foreign_resources(schema: Any, compiler: Compiler, uri: str, at: str) -> list[tuple[str, Any]]:
@@ -245,8 +270,9 @@ def _foreign_resources(schema: Any, compiler: Compiler, uri: str, at: str) -> li
     return found
 
 
-def _without(schema: Any, pointers: list[str]) -> Any:
-    """A copy of ``schema`` with ``true`` at each pointer (copying only the path)."""
+def _without(schema: Any, pointers: list[str], placeholder: Any) -> Any:
+    """A copy of ``schema`` with ``placeholder`` at each pointer (copying only the
+    path)."""
     result = dict(schema)
     for pointer in pointers:
         tokens = parse_pointer(pointer)
@@ -258,7 +284,7 @@ def _without(schema: Any, pointers: list[str]) -> Any:
             parent[key] = child
             parent = child
         last: Any = int(tokens[-1]) if isinstance(parent, list) else tokens[-1]
-        parent[last] = True
+        parent[last] = placeholder
     return result
 
 
@@ -319,22 +345,10 @@ def _meta_errors(meta: Meta, schema: Any) -> list[ValidationError]:
 
 def _check_against(fast: Meta, meta: Meta, schema: Any, what: str, draft: str) -> None:
     # An ExecutionFailure here (a schema nested too deeply to check, say) stays one:
-    # a limit is never reported as an invalid schema. A value outside the JSON data
-    # model is no limit: the schema is not JSON, so it is not a schema.
-    try:
-        if _meta_valid(fast, schema):
-            return
-    except ExecutionFailure as exc:
-        if exc.limit != "json_data_model":
-            raise
-        if not exc.location:
-            # The fast path does not locate; the error path meets the value again.
-            try:
-                _meta_errors(meta, schema)
-            except ExecutionFailure as located:
-                exc = located
-        message = exc.message.removeprefix("the instance ")
-        raise SchemaError(f"{what} {message}", location=exc.location, reason="not-json") from None
+    # a limit is never reported as an invalid schema. (No value outside the JSON
+    # data model is met here: _check_json refused the document first.)
+    if _meta_valid(fast, schema):
+        return
     error = best_match(iter(_meta_errors(meta, schema)))
     if error is None:  # pragma: no cover - both paths agree by construction
         raise SchemaError(f"{what} is not a valid schema", reason="meta-schema")

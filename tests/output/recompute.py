@@ -15,6 +15,7 @@ from typing import Any
 
 import schemacore
 from schemacore import Evaluation, ExecutionFailure
+from schemacore.display import describe_integer
 from schemacore.output import FORMATS
 
 __all__ = ["check_agreement", "recomputed"]
@@ -28,8 +29,7 @@ def recomputed(validator: schemacore.Validator, instance: Any) -> Evaluation:
 
 
 def _outcome(part: Callable[..., Any], *args: Any) -> Any:
-    """What ``part(*args)`` returns, or the failure it raises (its class and limit):
-    an ExecutionFailure, or the ValueError of ``json`` writing an integer too long."""
+    """What ``part(*args)`` returns, or the failure it raises (its class and limit)."""
     try:
         return part(*args)
     except (ExecutionFailure, ValueError) as exc:
@@ -58,7 +58,25 @@ def _fresh_text(
 
 
 def _dumps(value: Any, ensure_ascii: bool) -> str:
-    return json.dumps(value, ensure_ascii=ensure_ascii)
+    """The text ``iter_json`` must write for an output: ``json.dumps``', with each
+    integer longer than Python writes as text given by its size."""
+    try:
+        return json.dumps(value, ensure_ascii=ensure_ascii, allow_nan=False)
+    except ValueError:  # such an integer (a deep output fails alike: RecursionError)
+        return json.dumps(_sized(value), ensure_ascii=ensure_ascii, allow_nan=False)
+
+
+def _sized(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {key: _sized(member) for key, member in value.items()}
+    if isinstance(value, list):
+        return [_sized(item) for item in value]
+    if isinstance(value, int) and not isinstance(value, bool):
+        try:
+            repr(value)
+        except ValueError:
+            return describe_integer(value)
+    return value
 
 
 def check_agreement(validator: schemacore.Validator, instance: Any) -> bool:

@@ -16,6 +16,7 @@ from time import monotonic
 from typing import Any
 
 from ..calls import call_errors, call_track, call_valid, passing
+from ..display import show
 from ..emit import Writer, branch_test, callable_of, closed, edge, emit_body, emit_child
 from ..errors import ExecutionFailure, ValidationError
 from ..guard import non_string_key, too_deep
@@ -612,7 +613,7 @@ def compile_contains(ctx: SchemaContext, value: Any) -> Keyword | None:
             else:
                 yield make_error(
                     f"the array contains {found} matching item(s), fewer than minContains "
-                    f"{minimum}",
+                    f"{show(minimum)}",
                     "minContains",
                     x,
                     ipath,
@@ -622,7 +623,7 @@ def compile_contains(ctx: SchemaContext, value: Any) -> Keyword | None:
                 )
         if high is not None and found > high:
             yield make_error(
-                f"the array contains {found} matching items, more than maxContains {high}",
+                f"the array contains {found} matching items, more than maxContains {show(high)}",
                 "maxContains",
                 x,
                 ipath,

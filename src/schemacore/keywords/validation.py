@@ -303,7 +303,8 @@ def _size(
     measured = "length" if applies_to == "string" else "count"
 
     def message(x: Any, limit: int) -> str:
-        return f"the {applies_to} has {len(x)} {noun}, {words} {limit}"
+        # show: the schema may give a count longer than Python writes as text.
+        return f"the {applies_to} has {len(x)} {noun}, {words} {show(limit)}"
 
     def measure(x: Any) -> dict[str, Any]:
         return {measured: len(x)}
