@@ -61,7 +61,7 @@ class ToolArgIssue:
         pointer: the same location as a JSON Pointer.
         code: a stable machine code (``type-mismatch``, ``property-missing``, ...);
             for arguments that could not be checked at all, the boundary's own
-            ``arguments-*`` code (see :func:`refusal_code`).
+            ``arguments-*`` code (see ``refusal_code`` in this module).
         keyword: the schema keyword that failed.
         expected: what the schema asks for, worded from the schema.
         got: the type of what arrived (with a length where useful), never the value.
@@ -123,6 +123,8 @@ class ToolArgValidationResult:
 
     @property
     def code(self) -> str | None:
-        """The top-level code of the verdict (None without issues): ``arguments-invalid``
-        for schema mismatches, else the boundary's code, as :func:`refusal_code`."""
+        """The verdict's top-level code, as ``refusal_code`` gives it.
+
+        ``arguments-invalid`` for schema mismatches, else the boundary's own code;
+        None for a verdict without issues."""
         return refusal_code(self.issues) if self.issues else None
