@@ -329,8 +329,16 @@ def test_a_schema_the_engine_refuses_is_an_error_not_a_verdict(
     _assert_error_exit(result, needle)
 
 
-def test_an_identifier_urllib_cannot_parse_is_just_an_identifier(tmp_path: Path) -> None:
+def test_an_identifier_urllib_cannot_parse_is_a_schema_error_not_a_crash(tmp_path: Path) -> None:
+    # Not a URI-reference (an unclosed IP literal): the schema is refused, located.
     schema = {"properties": {"a": {"$id": "//[::1", "type": "string"}}}
+    result = _run_with(
+        "validate", _write(tmp_path, "s.json", schema), _write(tmp_path, "i.json", {"a": 1})
+    )
+    assert result.returncode == 2, result.stderr
+    assert b"/properties/a/$id" in result.stderr and b"URI-reference" in result.stderr
+    # One that is a URI-reference, though urllib reads it oddly, is just an identifier.
+    schema = {"properties": {"a": {"$id": "//[v1.x]", "type": "string"}}}
     result = _run_with(
         "validate", _write(tmp_path, "s.json", schema), _write(tmp_path, "i.json", {"a": 1})
     )

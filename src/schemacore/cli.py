@@ -8,8 +8,9 @@ files against a schema (``schemacore.commandline.validate``);
 
 Exit status of ``validate``: 0 every instance is valid; 1 some instance is invalid;
 2 usage error, a schema that does not compile, or any unreadable or malformed file
-(or line) or instance whose evaluation could not be completed (a limit was hit): such
-a file is reported and the run goes on with the next. ``admit``: 0
+(or line) or instance that could not be checked (a limit was hit before any mismatch
+was found): such a file is reported and the run goes on with the next. The status
+is the same whatever the flags print. ``admit``: 0
 the batch was admitted (quarantined tools are listed), 1 it was refused, 2 usage or
 input error. ``check-args``: 0 valid, 1 the arguments were refused, 2 usage or input
 error or a tool that is not admitted. Results go to stdout, problems with the command
@@ -23,13 +24,12 @@ from __future__ import annotations
 
 import argparse
 import io
-import json
 import os
 import sys
 from collections.abc import Sequence
 from importlib import resources
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, NoReturn, TextIO
 
 import schemacore
 
@@ -40,6 +40,9 @@ from .commandline.documents import Document as _Document
 from .commandline.documents import InputError as _InputError
 from .commandline.documents import parse_json as _parse
 from .commandline.documents import read_stdin as _read_stdin
+from .commandline.safetext import json_text as _json_text
+from .commandline.safetext import printable as _printable
+from .commandline.safetext import printable_lines as _printable_lines
 from .errors import SchemaCoreError
 
 __all__ = ["main"]
@@ -64,15 +67,15 @@ def _report(
     if output != "text":
         evaluation = validator.evaluate(document.value)
         line = {"instance": document.name, "output": evaluation.output(output)}
-        print(json.dumps(line, ensure_ascii=False), file=out)
+        print(_json_text(line), file=out)
         return evaluation.valid
     errors = list(validator.iter_errors(document.value))
     if not errors:
-        print(f"{document.name}: valid", file=out)
+        print(_printable(f"{document.name}: valid"), file=out)
         return True
     for error in errors:
         where = error.instance_location or "(root)"
-        print(f"{document.name}: {where}: {error.message}", file=out)
+        print(_printable(f"{document.name}: {where}: {error.message}"), file=out)
     return False
 
 
@@ -80,7 +83,7 @@ def _compile(schema: Any, format_assertion: bool, err: TextIO) -> schemacore.Val
     try:
         return schemacore.compile(schema, format_assertion=format_assertion)
     except SchemaCoreError as exc:
-        print(f"error: {exc.error_class}: {exc}", file=err)
+        print(_printable(f"error: {exc.error_class}: {exc}"), file=err)
         return None
 
 
@@ -97,7 +100,7 @@ def _example_document(name: str) -> _Document:
 def _run_example(out: TextIO, err: TextIO) -> int:
     schema = _example_document(_EXAMPLE_SCHEMA)
     title = schema.value.get("title", "") if isinstance(schema.value, dict) else ""
-    print(f"schema: {_EXAMPLE_SCHEMA}" + (f" ({title})" if title else ""), file=out)
+    print(_printable(f"schema: {_EXAMPLE_SCHEMA}" + (f" ({title})" if title else "")), file=out)
     validator = _compile(schema.value, False, err)
     if validator is None:
         return EXIT_ERROR
@@ -120,10 +123,8 @@ def _print_diagnostic(label: str, diagnostic: runtime.Diagnostic, out: TextIO) -
     where = f"#{diagnostic.index} {tool}" if diagnostic.index is not None else "(batch)"
     field = f" {diagnostic.field}" if diagnostic.field else ""
     path = f" at {error.path!r}" if error.path else ""
-    print(
-        f"{label}: {where}{field}: {error.error_class}: {error.code}{path}: {error.message}",
-        file=out,
-    )
+    text = f"{label}: {where}{field}: {error.error_class}: {error.code}{path}: {error.message}"
+    print(_printable(text), file=out)
 
 
 def _load_tools(name: str, stdin: TextIO, err: TextIO) -> list[Any] | None:
@@ -131,9 +132,9 @@ def _load_tools(name: str, stdin: TextIO, err: TextIO) -> list[Any] | None:
         document = _load(name, stdin)
         return runtime.tools_from_listing(document.value)
     except _InputError as exc:
-        print(f"error: {exc}", file=err)
+        print(_printable(f"error: {exc}"), file=err)
     except runtime.BoundaryError as exc:
-        print(f"error: {name}: {exc.code}: {exc.message}", file=err)
+        print(_printable(f"error: {name}: {exc.code}: {exc.message}"), file=err)
     return None
 
 
@@ -163,15 +164,15 @@ def _run_admit(args: argparse.Namespace, stdin: TextIO, out: TextIO, err: TextIO
     try:
         bundle = runtime.ToolCatalog().admit_batch(tools, mode=args.mode, dialects=dialects)
     except (TypeError, ValueError) as exc:
-        print(f"error: {exc}", file=err)
+        print(_printable(f"error: {exc}"), file=err)
         return EXIT_ERROR
     except runtime.AdmissionRejected as exc:
         report |= {"admitted": [], "quarantined": [], "leftOut": [], "refused": True}
         report["rejected"] = [d.to_dict() for d in exc.rejected]
         if as_json:
-            print(json.dumps(report, indent=2, ensure_ascii=False), file=out)
+            print(_json_text(report, indent=2), file=out)
         else:
-            print(f"{args.tools}: {exc}", file=out)
+            print(_printable(f"{args.tools}: {exc}"), file=out)
             for diagnostic in exc.rejected:
                 _print_diagnostic("rejected", diagnostic, out)
         return EXIT_INVALID
@@ -183,20 +184,22 @@ def _run_admit(args: argparse.Namespace, stdin: TextIO, out: TextIO, err: TextIO
     report["leftOut"] = omitted if args.mode == "isolate" else []
     report["omittedByReason"] = _omitted_by_reason(bundle.rejected)
     if as_json:
-        print(json.dumps(report, indent=2, ensure_ascii=False), file=out)
+        print(_json_text(report, indent=2), file=out)
         return EXIT_VALID
     count = len({d.index for d in bundle.rejected})
     print(
-        f"{args.tools}: admitted {len(bundle.accepted)} of {len(tools)} tools "
-        f"({args.mode} mode; {count} {label})",
+        _printable(
+            f"{args.tools}: admitted {len(bundle.accepted)} of {len(tools)} tools "
+            f"({args.mode} mode; {count} {label})"
+        ),
         file=out,
     )
     for reason in report["omittedByReason"]:
-        print(
+        text = (
             f"  {label}: {reason['tools']} x {reason['field']} {reason['errorClass']} "
-            f"{reason['code']}",
-            file=out,
+            f"{reason['code']}"
         )
+        print(_printable(text), file=out)
     for diagnostic in bundle.rejected:
         _print_diagnostic(label, diagnostic, out)
     return EXIT_VALID
@@ -224,7 +227,7 @@ def _run_check_args(args: argparse.Namespace, stdin: TextIO, out: TextIO, err: T
         (tool for tool in tools if isinstance(tool, dict) and tool.get("name") == args.tool), None
     )
     if entry is None:
-        print(f"error: {args.tools}: no tool named {args.tool!r}", file=err)
+        print(_printable(f"error: {args.tools}: no tool named {args.tool!r}"), file=err)
         return EXIT_ERROR
     try:
         admitted = runtime.ToolCatalog().admit_batch([entry]).registry[args.tool]
@@ -235,7 +238,7 @@ def _run_check_args(args: argparse.Namespace, stdin: TextIO, out: TextIO, err: T
     try:
         arguments: Any = runtime.parse_tool_args(_read_text(args.arguments, stdin))
     except _InputError as exc:
-        print(f"error: {exc}", file=err)
+        print(_printable(f"error: {exc}"), file=err)
         return EXIT_ERROR
     except runtime.BoundaryError as exc:
         result: Any = runtime.tool_error_result(args.tool, exc)
@@ -243,20 +246,29 @@ def _run_check_args(args: argparse.Namespace, stdin: TextIO, out: TextIO, err: T
         verdict = runtime.validate_tool_args(arguments, admitted)
         if verdict.ok:
             if args.json:
-                print(json.dumps({"ok": True, "tool": args.tool}), file=out)
+                print(_json_text({"ok": True, "tool": args.tool}), file=out)
             else:
-                print(f"{args.tool}: arguments valid", file=out)
+                print(_printable(f"{args.tool}: arguments valid"), file=out)
             return EXIT_VALID
         result = runtime.tool_error_result(args.tool, verdict)
     if args.json:
-        print(json.dumps(result, indent=2, ensure_ascii=False), file=out)
+        print(_json_text(result, indent=2), file=out)
     else:
-        print(result["content"][0]["text"], file=out)
+        # Several lines by design (a heading, one line per issue): each made printable.
+        print(_printable_lines(result["content"][0]["text"]), file=out)
     return EXIT_INVALID
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse, its error messages made printable: they quote arguments as given
+    ("unrecognized arguments: ..."), and an argument may hold any character."""
+
+    def error(self, message: str) -> NoReturn:
+        super().error(_printable(message))
+
+
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="schemacore",
         description="Validate JSON documents against a JSON Schema (Draft 2020-12).",
         epilog="exit status: 0 all valid, 1 some invalid, 2 usage, input or schema error",
@@ -342,7 +354,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         _discard_stdout()
         return EXIT_ERROR
     except Exception as exc:  # a bug: still one line and status 2, never a verdict
-        print(f"error: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
+        print(_printable(f"error: internal error: {type(exc).__name__}: {exc}"), file=sys.stderr)
         return EXIT_ERROR
 
 

@@ -60,9 +60,12 @@ def test_flag_and_an_invalid_basic_never_walk_the_evaluation(
     assert all(json.loads(line)["output"]["errors"] for line in basic.out.splitlines())
 
 
-def test_a_walk_that_fails_is_an_error_line_never_half_a_record(tmp_path: Path) -> None:
+def test_a_walk_that_fails_after_the_verdict_is_a_whole_record_saying_where(
+    tmp_path: Path,
+) -> None:
     # is_valid passes at the first branch; the walk applies the second, a reference
-    # loop without progress, and fails closed.
+    # loop without progress, and fails closed. The verdict stands (valid, as -q and
+    # flag say), and the record is written whole, saying where the report stopped.
     loop = {"$defs": {"a": {"$ref": "#/$defs/b"}, "b": {"allOf": [{"$ref": "#/$defs/a"}]}}}
     schema = write_json(
         tmp_path, "loop.json", {**loop, "anyOf": [{"type": "string"}, {"$ref": "#/$defs/a"}]}
@@ -70,8 +73,17 @@ def test_a_walk_that_fails_is_an_error_line_never_half_a_record(tmp_path: Path) 
     data = write_lines(tmp_path, "data.jsonl", ["fine", "also fine"])
     flags = run_main("validate", "--output", "flag", schema, data)
     assert flags.status == 0 and len(flags.out.splitlines()) == 2
+    assert run_main("validate", "-q", schema, data).status == 0
     listed = run_main("validate", "--output", "list", schema, data)
-    assert listed.status == 2 and listed.out == ""
-    lines = listed.err.splitlines()
-    assert len(lines) == 2 and all(line.startswith("error: ") for line in lines)
-    assert "loop without progress" in lines[0]
+    assert (listed.status, listed.err) == (0, "")
+    records = [json.loads(line) for line in listed.out.splitlines()]
+    assert [record["instance"] for record in records] == [f"{data}:1", f"{data}:2"]
+    for record in records:
+        assert record["output"] == {"valid": True}
+        stopped = record["stopped"]
+        # The engine reports no instance location for this failure ("" is the root
+        # or unknown): null, never a guess.
+        assert stopped["limit"] == "reference_loop" and stopped["instanceLocation"] is None
+        assert stopped["schemaLocation"] == "#/$defs/a"
+        assert stopped["error"].startswith("report stopped here: execution_failure: ")
+        assert "loop without progress" in stopped["error"]

@@ -12,13 +12,18 @@ from typing import Any
 
 import schemacore
 
-from ..errors import SchemaCoreError
+from ..errors import ExecutionFailure, SchemaCoreError
 from .documents import STDIN, STDIN_NAME, InputError, parse, read_bytes
 from .lines import Chunk, decode_line, is_blank, split_lines
+from .safetext import escape_json, json_text, printable
 
 __all__ = ["Checker", "ChunkTask", "DocumentTask", "Outcome", "Plan"]
 
 TEXT = "text"
+# The kind of the --error-format json record saying where a limit ended the listing
+# of an invalid value's errors.
+STOPPED = "stopped"
+_UNKNOWN_PLACE = "(location unknown)"
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,34 +136,42 @@ class Checker:
     def _check(self, outcome: Outcome, value: Any, name: str, line: int | None) -> None:
         where = name if line is None else f"{name}:{line}"
         validator = self._validator
+        # The verdict is is_valid's, whatever is printed (evaluate() is one is_valid
+        # call): a mismatch it found stands even when reporting the errors meets a
+        # limit further on. Only when is_valid itself cannot finish is there none.
         try:
             if self._evaluates:
                 evaluation = validator.evaluate(value)
                 valid = evaluation.valid
-                outcome.lines.append((False, _output_record(where, evaluation, self._plan.output)))
             else:
                 valid = validator.is_valid(value)
-                if not valid and self._wants_errors:
-                    self._report_errors(outcome, value, name, line, where)
         except SchemaCoreError as exc:
             # Not a verdict: the value could not be evaluated (e.g. a limit was hit).
             outcome.failed += 1
             reason = f"{exc.error_class}: {exc}"
             self._problem(outcome, exc.error_class, name, line, f"{where}: {reason}", reason)
             return
+        if self._evaluates:
+            outcome.lines.append((False, self._output_line(where, value, evaluation)))
+        elif not valid and self._wants_errors:
+            self._report_errors(outcome, value, name, line, where)
         if not valid:
             outcome.invalid += 1
         elif line is None and self._wants_errors and self._plan.error_format == TEXT:
-            outcome.lines.append((False, f"{where}: valid"))
+            outcome.lines.append((False, printable(f"{where}: valid")))
 
     def _report_errors(
         self, outcome: Outcome, value: Any, name: str, line: int | None, where: str
     ) -> None:
-        errors = list(self._validator.iter_errors(value))
-        if not errors:  # is_valid said no: never let that pass in silence
-            outcome.lines.append((False, f"{where}: (root): the instance is invalid"))
-            return
+        errors, stop = self._errors_until_stopped(value)
         as_json = self._plan.error_format == "json"
+        lines = outcome.lines
+        if not errors:  # is_valid said no: never let that pass in silence
+            message = "the instance is invalid"
+            if as_json:
+                lines.append((False, _record(name, line, "invalid", message, "")))
+            else:
+                lines.append((False, printable(f"{where}: (root): {message}")))
         for error in errors:
             if as_json:
                 record = _record(
@@ -170,17 +183,79 @@ class Checker:
                     error.keyword,
                     error.keyword_location,
                 )
-                outcome.lines.append((False, record))
+                lines.append((False, record))
             else:
                 location = error.instance_location or "(root)"
-                outcome.lines.append((False, f"{where}: {location}: {error.message}"))
+                lines.append((False, printable(f"{where}: {location}: {error.message}")))
+        if stop is None:
+            return
+        # The listing ends where the limit was met; the verdict stands.
+        stopped_at = self._where_stopped(value, stop)
+        message = _stopped_message(stop)
+        if as_json:
+            lines.append((False, _record(name, line, STOPPED, message, stopped_at)))
+        else:
+            shown = _UNKNOWN_PLACE if stopped_at is None else stopped_at or "(root)"
+            lines.append((False, printable(f"{where}: {shown}: {message}")))
+
+    def _errors_until_stopped(
+        self, value: Any
+    ) -> tuple[list[schemacore.ValidationError], SchemaCoreError | None]:
+        """The errors ``iter_errors`` yields before it meets a limit, and the failure
+        it met (None when it finished)."""
+        errors: list[schemacore.ValidationError] = []
+        try:
+            errors.extend(self._validator.iter_errors(value))
+        except SchemaCoreError as exc:
+            return errors, exc
+        return errors, None
+
+    def _where_stopped(self, value: Any, stop: SchemaCoreError) -> str | None:
+        """The instance location where ``stop`` was met, None when it cannot be told.
+
+        The error path checks each subtree with is_valid before walking it, and a
+        limit met inside that check carries no location; the evaluation walk, which
+        keeps the path at hand, names it when it meets the same limit.
+        """
+        if stop.location:
+            return stop.location
+        try:
+            self._validator.evaluate(value).output("list")
+        except ExecutionFailure as again:
+            same = isinstance(stop, ExecutionFailure) and again.limit == stop.limit
+            if same and again.location:
+                return again.location
+        except SchemaCoreError:
+            pass
+        return None
+
+    def _output_line(self, where: str, value: Any, evaluation: schemacore.Evaluation) -> str:
+        """The record of ``--output FORMAT``, whole even when the walk the format
+        needs meets a limit after is_valid gave the verdict: then it holds the
+        verdict, the errors found before the limit (as basic units) and, under
+        ``stopped``, where the limit was met."""
+        try:
+            return _output_record(where, evaluation, self._plan.output)
+        except SchemaCoreError as stop:
+            output: dict[str, Any] = {"valid": evaluation.valid}
+            if not evaluation.valid:
+                errors, _ = self._errors_until_stopped(value)
+                output["errors"] = [_basic_error(error) for error in errors]
+            failure = stop if isinstance(stop, ExecutionFailure) else None
+            stopped = {
+                "instanceLocation": self._where_stopped(value, stop),
+                "schemaLocation": (failure.schema_location or None) if failure else None,
+                "limit": failure.limit if failure else None,
+                "error": _stopped_message(stop),
+            }
+            return json_text({"instance": where, "output": output, "stopped": stopped})
 
     def _problem(
         self, outcome: Outcome, kind: str, name: str, line: int | None, text: str, reason: str
     ) -> None:
         """A value that could not be read or evaluated: one ``error:`` line on stderr,
         and with ``--error-format json`` a record on stdout too."""
-        outcome.lines.append((True, f"error: {text}"))
+        outcome.lines.append((True, printable(f"error: {text}")))
         if self._plan.error_format == "json" and not self._plan.quiet:
             outcome.lines.append((False, _record(name, line, kind, reason)))
 
@@ -190,11 +265,11 @@ def _output_record(where: str, evaluation: schemacore.Evaluation, fmt: str) -> s
 
     Written from the output's units as they come (``Evaluation.iter_json``: no output
     object, no walk the format does not need; flag is is_valid's answer alone), and
-    kept whole until the record is done: a record whose evaluation fails part way
-    (a limit) is one ``error:`` line, never half a JSON object on stdout.
+    kept whole until the record is done: a walk that fails part way (a limit) raises
+    before anything is printed, never leaving half a JSON object on stdout.
     """
     head = f'{{"instance": {json.dumps(where, ensure_ascii=False)}, "output": '
-    return "".join([head, *evaluation.iter_json(fmt, ensure_ascii=False), "}"])
+    return escape_json("".join([head, *evaluation.iter_json(fmt, ensure_ascii=False), "}"]))
 
 
 def _record(
@@ -206,7 +281,7 @@ def _record(
     keyword: str | None = None,
     keyword_location: str | None = None,
 ) -> str:
-    return json.dumps(
+    return json_text(
         {
             "file": name,
             "line": line,
@@ -215,6 +290,21 @@ def _record(
             "keywordLocation": keyword_location,
             "message": message,
             "kind": kind,
-        },
-        ensure_ascii=False,
+        }
     )
+
+
+def _stopped_message(stop: SchemaCoreError) -> str:
+    # The message alone: the location is a field of its own wherever this is shown.
+    return f"report stopped here: {stop.error_class}: {stop.message}"
+
+
+def _basic_error(error: schemacore.ValidationError) -> dict[str, Any]:
+    """An error as a unit of the basic output format."""
+    return {
+        "valid": False,
+        "keywordLocation": error.keyword_location,
+        "absoluteKeywordLocation": error.absolute_keyword_location,
+        "instanceLocation": error.instance_location,
+        "error": error.message,
+    }

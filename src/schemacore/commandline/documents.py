@@ -45,6 +45,11 @@ _SUFFIXES = {".jsonl": LINES, ".ndjson": LINES, ".yaml": YAML, ".yml": YAML, ".t
 # Values that aliases add to a YAML document beyond the values written out: past this
 # a few lines (the "billion laughs") would make the validator walk billions of values.
 MAX_ALIAS_EXPANSION = 1_000_000
+# Characters (of strings, keys and integers' digits) that aliases add to a YAML document
+# beyond the length of its text: an alias is a few characters whatever it repeats, so
+# without this a 100 KB file of aliases to one long string holds gigabytes of text
+# within the value limit.
+MAX_ALIAS_CHARACTERS = 10_000_000
 
 
 def format_of(name: str) -> str:
@@ -149,9 +154,9 @@ def load(name: str, stdin: TextIO | None, fmt: str | None = None) -> Document:
 def parse(name: str, data: str | bytes, fmt: str) -> Document:
     """Parse ``data`` as ``fmt`` (YAML, TOML, else JSON) into a JSON value."""
     if fmt == YAML:
-        return Document(name, _checked(name, "YAML", _parse_yaml(name, data)))
+        return Document(name, _checked(name, "YAML", _parse_yaml(name, data), len(data)))
     if fmt == TOML:
-        return Document(name, _checked(name, "TOML", _parse_toml(name, data)))
+        return Document(name, _checked(name, "TOML", _parse_toml(name, data), len(data)))
     return parse_json(name, data)
 
 
@@ -208,14 +213,18 @@ def _pointer(place: _Place) -> str:
     return "".join("/" + token for token in escaped) or "(root)"
 
 
-def _checked(name: str, source: str, value: Any) -> Any:
+def _checked(name: str, source: str, value: Any, length: int) -> Any:
     """``value`` unchanged if it is a JSON value, else an InputError naming the place.
 
     Iterative (a deep document cannot overflow the stack); a container reached twice
-    (a YAML alias) is walked once, its size remembered, and a cycle is refused.
+    (a YAML alias) is walked once, its expanded size remembered, and a cycle is
+    refused. The expanded size is counted in values and in characters, so that
+    neither many aliased containers nor aliased long scalars get past the limits;
+    ``length`` is the size of the text the document was read from.
     """
-    sizes: dict[int, int] = {}  # id of a finished container -> values in it, expanded
-    children_of: dict[int, list[Any]] = {}
+    # id of a finished container -> (values, characters) in it, aliases expanded
+    sizes: dict[int, tuple[int, int]] = {}
+    children_of: dict[int, tuple[list[Any], int]] = {}  # and the characters of its keys
     on_path: set[int] = set()
     # (value, place, entered): a container is popped twice, before and after its children.
     stack: list[tuple[Any, _Place, bool]] = [(value, None, False)]
@@ -236,8 +245,17 @@ def _checked(name: str, source: str, value: Any) -> Any:
         key = id(item)
         if entered:
             on_path.discard(key)
-            children = children_of.pop(key)
-            sizes[key] = 1 + sum(sizes.get(id(child), 1) for child in children)
+            children, chars = children_of.pop(key)
+            values = 1
+            for child in children:
+                size = sizes.get(id(child))
+                if size is None:  # a scalar: every occurrence counts, aliased or not
+                    values += 1
+                    chars += _characters(child)
+                else:
+                    values += size[0]
+                    chars += size[1]
+            sizes[key] = (values, chars)
             continue
         if key in on_path:
             _refuse(name, source, place, "an alias to a value that contains it (a cycle)")
@@ -257,19 +275,52 @@ def _checked(name: str, source: str, value: Any) -> Any:
                         "and JSON keys are strings",
                     )
             children = list(item.values())
+            keys = sum(len(child_key) for child_key in item)
             stack.extend((child, (child_key, place), False) for child_key, child in item.items())
         else:
             children = list(item)
+            keys = 0
             stack.extend((child, (str(index), place), False) for index, child in enumerate(item))
-        children_of[key] = children
-    expanded = sizes.get(id(value), 1)
+        children_of[key] = (children, keys)
+    expanded, characters = sizes.get(id(value), (1, _characters(value)))
     if expanded - written > MAX_ALIAS_EXPANSION:
         raise InputError.invalid(
             name,
             f"{source} aliases expand it to {expanded:,} values "
             f"(more than {MAX_ALIAS_EXPANSION:,} beyond those written out)",
         )
+    # Written out, no scalar is longer than its text (escapes and folding only
+    # shorten), so what passes the text's length came from aliases.
+    if characters - length > MAX_ALIAS_CHARACTERS:
+        raise InputError.invalid(
+            name,
+            f"{source} aliases expand it to {characters:,} characters of strings, keys "
+            f"and integers (more than {MAX_ALIAS_CHARACTERS:,} beyond its own length, "
+            f"{length:,})",
+        )
     return value
+
+
+def _characters(scalar: Any) -> int:
+    """The characters of a scalar that checking it reads: a string's length, an
+    integer's digits, one for anything else."""
+    kind = type(scalar)
+    if kind is str:
+        return len(scalar)
+    if kind is int:
+        magnitude = abs(scalar)
+        if magnitude.bit_length() <= _EXACT_BITS:
+            return len(str(magnitude))
+        # YAML can write a longer one (0x and thousands of digits): about its
+        # digits, without the conversion Python refuses past its digit limit.
+        return int(magnitude.bit_length() * _DIGITS_PER_BIT) + 1
+    return 1
+
+
+# Integers of at most this many bits have fewer digits (603) than Python's lowest
+# limit on converting one to text (sys.set_int_max_str_digits allows 640).
+_EXACT_BITS = 2_000
+_DIGITS_PER_BIT = math.log10(2)
 
 
 def _describe(value: Any) -> str:

@@ -36,6 +36,7 @@ from .limitflags import add_limit_arguments, limits_from
 from .lines import read_chunks
 from .pool import Item, in_process, in_workers
 from .progress import Progress
+from .safetext import printable
 
 __all__ = ["EXIT_ERROR", "EXIT_INVALID", "EXIT_VALID", "add_arguments", "compile_options", "run"]
 
@@ -140,12 +141,13 @@ def run(
         # A schema is one document, whatever its suffix says.
         schema = load(args.schema, stdin, _whole(format_of(args.schema)))
     except InputError as exc:
-        print(f"error: {exc}", file=err)
+        print(printable(f"error: {exc}"), file=err)
         return EXIT_ERROR
     try:
         validator = schemacore.compile(schema.value, **compile_options(args))
     except SchemaCoreError as exc:
-        print(f"error: {exc.error_class}: {exc}", file=err)
+        # The schema's own keys and values may be in the message and its location.
+        print(printable(f"error: {exc.error_class}: {exc}"), file=err)
         return EXIT_ERROR
 
     plan = Plan(output=args.output, error_format=args.error_format, quiet=args.quiet)
@@ -162,7 +164,7 @@ def run(
         with closing(items), closing(outcomes):
             return _print(outcomes, plan, progress, out, err)
     except BrokenProcessPool as exc:
-        print(f"error: a worker process stopped: {exc}", file=err)
+        print(printable(f"error: a worker process stopped: {exc}"), file=err)
         return EXIT_ERROR
     finally:
         progress.erase()
@@ -210,6 +212,7 @@ def _discard(text: str) -> int:
 
 
 def _summary(name: str, records: int, invalid: int, failed: int) -> str:
+    name = printable(name)
     counted = f"{records:,} record{'' if records == 1 else 's'}"
     if not invalid and not failed:
         return f"{name}: valid ({counted})"
