@@ -217,6 +217,9 @@ EXAMPLES: dict[type[BaseException], Callable[[], list[BaseException]]] = {
     compat.UnsupportedDialect: lambda: [_raised(lambda: compat.Draft3Validator, AttributeError)],
     FormatError: lambda: [FormatError("not a date")],
     UndefinedTypeCheck: lambda: [UndefinedTypeCheck("decimal")],
+    compat.UnknownType: lambda: [
+        _raised(lambda: compat.Draft4Validator({"type": "x"}).is_type(1, "x"), compat.UnknownType)
+    ],
     ProcessTimeout: lambda: [ProcessTimeout("the child was killed at its deadline")],
     PatternError: _pattern_errors,
     LeaseHeld: lambda: [LeaseHeld("gateway-2", 31.0)],
