@@ -140,8 +140,17 @@ def test_an_expired_owners_intents_are_recovered_by_another_gateway_as_ambiguous
     other = gateway(
         admit({"send_payment": pay_contract()}), recorder, journal=journal, owner="worker-2"
     )
-    # Its heartbeat recovers the dead owner once (and only once) its lease expired.
-    assert _wait_for(lambda: journal.open_intents("gateway") == [])
+    # Its heartbeat recovers the dead owner once (and only once) its lease expired;
+    # the claim ends after the last intent is closed, so wait for both.
+    assert _wait_for(
+        lambda: (
+            journal.open_intents("gateway") == []
+            and any(
+                row["owner"] == "gateway" and row["recovered_by"] == "worker-2"
+                for row in journal.leases()
+            )
+        )
+    )
     (recovered,) = [e for e in recorder.evidence if e.get("recovered")]
     assert (recovered["status"], recovered["code"], recovered["dispatched"]) == (
         "ambiguous",
