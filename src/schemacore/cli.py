@@ -44,6 +44,8 @@ from .commandline.safetext import json_text as _json_text
 from .commandline.safetext import printable as _printable
 from .commandline.safetext import printable_lines as _printable_lines
 from .errors import SchemaCoreError
+from .pointer import parse_pointer, resolve_pointer
+from .runtime.dialects import dialect_name, parse_dialects
 
 __all__ = ["main"]
 
@@ -117,14 +119,55 @@ def _run_example(out: TextIO, err: TextIO) -> int:
     return EXIT_INVALID
 
 
-def _print_diagnostic(label: str, diagnostic: runtime.Diagnostic, out: TextIO) -> None:
+def _print_diagnostic(
+    label: str,
+    diagnostic: runtime.Diagnostic,
+    tools: Sequence[Any],
+    dialects: Sequence[str],
+    out: TextIO,
+) -> None:
     error = diagnostic.error
     tool = diagnostic.tool if diagnostic.tool is not None else "(unnamed)"
     where = f"#{diagnostic.index} {tool}" if diagnostic.index is not None else "(batch)"
     field = f" {diagnostic.field}" if diagnostic.field else ""
     path = f" at {error.path!r}" if error.path else ""
-    text = f"{label}: {where}{field}: {error.error_class}: {error.code}{path}: {error.message}"
+    message = error.message
+    draft = _unlisted_draft(diagnostic, tools, dialects)
+    if draft is not None:
+        # The runtime's message names its API (dialects=); here the flag does that.
+        spelled = f"draft {draft}" if draft[0].isdigit() else draft  # draft 2019-09
+        message = (
+            f"the schema declares {spelled}, a dialect not admitted here (reinterpreting "
+            "it under 2020-12 rules could change what it accepts); pass --dialect "
+            f"{draft} to admit it under its own rules"
+        )
+    text = f"{label}: {where}{field}: {error.error_class}: {error.code}{path}: {message}"
     print(_printable(text), file=out)
+
+
+def _unlisted_draft(
+    diagnostic: runtime.Diagnostic, tools: Sequence[Any], dialects: Sequence[str]
+) -> str | None:
+    """The short name of the draft a dialect refusal is about, when it is not among
+    ``dialects`` and ``--dialect`` can admit it: read from the ``$schema`` the
+    refusal points at, never from its message."""
+    if diagnostic.code != "schema-dialect-unsupported" or diagnostic.index is None:
+        return None
+    try:
+        schema = tools[diagnostic.index][diagnostic.field]
+        declared = resolve_pointer(schema, parse_pointer(diagnostic.error.path))
+    except (LookupError, TypeError):  # PointerError is a LookupError
+        return None
+    name = dialect_name(declared) if isinstance(declared, str) else None
+    return name if name is not None and name not in parse_dialects(dialects) else None
+
+
+def _dialects(given: Sequence[str] | None) -> tuple[str, ...]:
+    """The dialects ``--dialect`` admits, as given, and 2020-12, which always is."""
+    listed = tuple(given or ())
+    if not any(item == "2020-12" or dialect_name(item) == "2020-12" for item in listed):
+        listed += ("2020-12",)
+    return listed
 
 
 def _load_tools(name: str, stdin: TextIO, err: TextIO) -> list[Any] | None:
@@ -154,7 +197,7 @@ def _run_admit(args: argparse.Namespace, stdin: TextIO, out: TextIO, err: TextIO
     if tools is None:
         return EXIT_ERROR
     as_json = args.json or args.output == "json"
-    dialects = tuple(args.dialect) if args.dialect else ("2020-12",)
+    dialects = _dialects(args.dialect)
     report: dict[str, Any] = {
         "file": args.tools,
         "mode": args.mode,
@@ -174,7 +217,7 @@ def _run_admit(args: argparse.Namespace, stdin: TextIO, out: TextIO, err: TextIO
         else:
             print(_printable(f"{args.tools}: {exc}"), file=out)
             for diagnostic in exc.rejected:
-                _print_diagnostic("rejected", diagnostic, out)
+                _print_diagnostic("rejected", diagnostic, tools, dialects, out)
         return EXIT_INVALID
     # Quarantine mode quarantines; isolate mode leaves out: the report keeps them apart.
     label = "left out" if args.mode == "isolate" else "quarantined"
@@ -201,7 +244,7 @@ def _run_admit(args: argparse.Namespace, stdin: TextIO, out: TextIO, err: TextIO
         )
         print(_printable(text), file=out)
     for diagnostic in bundle.rejected:
-        _print_diagnostic(label, diagnostic, out)
+        _print_diagnostic(label, diagnostic, tools, dialects, out)
     return EXIT_VALID
 
 
@@ -229,12 +272,17 @@ def _run_check_args(args: argparse.Namespace, stdin: TextIO, out: TextIO, err: T
     if entry is None:
         print(_printable(f"error: {args.tools}: no tool named {args.tool!r}"), file=err)
         return EXIT_ERROR
+    dialects = _dialects(args.dialect)
     try:
-        admitted = runtime.ToolCatalog().admit_batch([entry]).registry[args.tool]
+        batch = runtime.ToolCatalog().admit_batch([entry], dialects=dialects)
+    except (TypeError, ValueError) as exc:
+        print(_printable(f"error: {exc}"), file=err)
+        return EXIT_ERROR
     except runtime.AdmissionRejected as exc:
         for diagnostic in exc.rejected:
-            _print_diagnostic("error: tool not admitted", diagnostic, err)
+            _print_diagnostic("error: tool not admitted", diagnostic, [entry], dialects, err)
         return EXIT_ERROR
+    admitted = batch.registry[args.tool]
     try:
         arguments: Any = runtime.parse_tool_args(_read_text(args.arguments, stdin))
     except _InputError as exc:
@@ -259,6 +307,16 @@ def _run_check_args(args: argparse.Namespace, stdin: TextIO, out: TextIO, err: T
     return EXIT_INVALID
 
 
+# --dialect of admit and check-args.
+_DIALECT_FLAG: dict[str, Any] = {
+    "action": "append",
+    "metavar": "DIALECT",
+    "help": "a dialect to admit besides 2020-12, which always is (2019-09, draft-07, "
+    "draft-06, draft-04 or a meta-schema URI; repeat for more): a tool declaring it is "
+    "validated under its own rules",
+}
+
+
 class _Parser(argparse.ArgumentParser):
     """argparse, its error messages made printable: they quote arguments as given
     ("unrecognized arguments: ..."), and an argument may hold any character."""
@@ -279,8 +337,9 @@ def _parser() -> argparse.ArgumentParser:
     validate = commands.add_parser(
         "validate",
         help="validate JSON instance files against a schema file",
-        description="Validate JSON instance files against a schema file. "
-        "Nothing is fetched: the schema must be self-contained.",
+        description="Validate JSON instance files against a schema file. A $ref to "
+        "another document reads a local file (JSON or YAML) inside the allowed "
+        "folders; nothing is fetched from the network.",
     )
     validate_command.add_arguments(validate)
 
@@ -302,13 +361,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     admit.add_argument("tools", metavar="TOOLS.json", help="tools file ('-' for stdin)")
     admit.add_argument("--mode", choices=("strict", "quarantine", "isolate"), default="strict")
-    admit.add_argument(
-        "--dialect",
-        action="append",
-        metavar="DIALECT",
-        help="a dialect to admit (2020-12, 2019-09, draft-07, draft-06, draft-04 or a "
-        "meta-schema URI; repeat for more; 2020-12 must be one of them; default 2020-12)",
-    )
+    admit.add_argument("--dialect", **_DIALECT_FLAG)
     admit.add_argument("--output", choices=("text", "json"), default="text")
     admit.add_argument("--json", action="store_true", help="the same as --output json")
 
@@ -322,6 +375,7 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument("tools", metavar="TOOLS.json", help="tools file ('-' for stdin)")
     check.add_argument("tool", metavar="TOOL", help="the tool's name")
     check.add_argument("arguments", metavar="ARGS.json", help="arguments file ('-' for stdin)")
+    check.add_argument("--dialect", **_DIALECT_FLAG)
     check.add_argument("--json", action="store_true", help="print the MCP isError result")
     return parser
 

@@ -24,6 +24,7 @@ import pytest
 import schemacore
 from schemacore import compat, runtime
 from schemacore.commandline.documents import InputError
+from schemacore.commandline.references import ReferenceFileError
 from schemacore.compat._checkers import FormatError, UndefinedTypeCheck
 from schemacore.ecma262 import PatternError, translate
 from schemacore.pointer import PointerError
@@ -217,6 +218,9 @@ EXAMPLES: dict[type[BaseException], Callable[[], list[BaseException]]] = {
     compat.UnsupportedDialect: lambda: [_raised(lambda: compat.Draft3Validator, AttributeError)],
     FormatError: lambda: [FormatError("not a date")],
     UndefinedTypeCheck: lambda: [UndefinedTypeCheck("decimal")],
+    ReferenceFileError: lambda: [
+        ReferenceFileError("cannot resolve reference 'file:///x/d.json': outside --ref-root")
+    ],
     compat.UnknownType: lambda: [
         _raised(lambda: compat.Draft4Validator({"type": "x"}).is_type(1, "x"), compat.UnknownType)
     ],

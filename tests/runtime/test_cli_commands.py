@@ -51,8 +51,9 @@ def test_admit_strict_refuses_the_batch(
     assert lines[0].startswith(f"{tools_file}: the tool batch was refused (strict mode)")
     assert lines[1] == (
         "rejected: #1 legacy inputSchema: unsupported_capability: schema-dialect-unsupported "
-        "at '/$schema': the schema declares draft-07; only JSON Schema Draft 2020-12 is "
-        "supported (reinterpreting it under 2020-12 rules could change what it accepts)"
+        "at '/$schema': the schema declares draft-07, a dialect not admitted here "
+        "(reinterpreting it under 2020-12 rules could change what it accepts); pass "
+        "--dialect draft-07 to admit it under its own rules"
     )
 
 
@@ -127,8 +128,73 @@ def test_admit_refuses_bad_dialects_with_status_2(
 ) -> None:
     assert main(["admit", tools_file, "--dialect", "draft-05", "--dialect", "2020-12"]) == 2
     assert "unknown dialect 'draft-05'" in capsys.readouterr().err
-    assert main(["admit", tools_file, "--dialect", "draft-07"]) == 2
-    assert 'must include "2020-12"' in capsys.readouterr().err
+
+
+def test_a_listed_draft_implies_2020_12(
+    tools_file: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The refusal's advice, taken as given, admits the batch.
+    assert main(["admit", tools_file, "--dialect", "draft-07", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["dialects"] == ["draft-07", "2020-12"]
+    assert report["admitted"] == ["search", "legacy"]
+    # Named by URI, 2020-12 is not added twice.
+    uri = "https://json-schema.org/draft/2020-12/schema"
+    assert main(["admit", tools_file, "--dialect", uri, "--dialect", DRAFT_07, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["dialects"] == [uri, DRAFT_07]
+
+
+def test_the_refusal_names_the_flag_for_the_draft_that_is_not_listed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    nested = {
+        "$schema": DRAFT_07,
+        "type": "object",
+        "properties": {
+            "n": {"$schema": "https://json-schema.org/draft/2019-09/schema", "type": "integer"}
+        },
+    }
+    tools_file = write(tmp_path, "tools.json", [{"name": "mixed", "inputSchema": nested}])
+    assert main(["admit", tools_file, "--dialect", "draft-07"]) == 1
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[1] == (
+        "rejected: #0 mixed inputSchema: unsupported_capability: schema-dialect-unsupported "
+        "at '/properties/n/$schema': the schema declares draft 2019-09, a dialect not "
+        "admitted here (reinterpreting it under 2020-12 rules could change what it "
+        "accepts); pass --dialect 2019-09 to admit it under its own rules"
+    )
+    # The JSON report carries the runtime's diagnostic as it is (its API's words).
+    assert main(["admit", tools_file, "--dialect", "draft-07", "--json"]) == 1
+    [rejected] = json.loads(capsys.readouterr().out)["rejected"]
+    assert rejected["error"]["message"].endswith(
+        '; list "2019-09" in dialects= to admit it under its own rules'
+    )
+    assert main(["admit", tools_file, "--dialect", "draft-07", "--dialect", "2019-09"]) == 0
+
+
+def test_a_draft_no_flag_admits_gets_the_runtimes_words(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    old = {"$schema": "http://json-schema.org/draft-03/schema#", "type": "object"}
+    tools_file = write(tmp_path, "tools.json", [{"name": "old", "inputSchema": old}])
+    assert main(["admit", tools_file]) == 1
+    out = capsys.readouterr().out
+    assert out.splitlines()[1].endswith("; no dialects= admits it")
+    assert "--dialect" not in out
+
+
+def test_check_args_admits_a_listed_draft(
+    tmp_path: Path, tools_file: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    arguments = write(tmp_path, "args.json", {})
+    assert main(["check-args", tools_file, "legacy", arguments]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: tool not admitted: #0 legacy inputSchema: ")
+    assert err.rstrip().endswith("pass --dialect draft-07 to admit it under its own rules")
+    assert main(["check-args", tools_file, "legacy", arguments, "--dialect", "draft-07"]) == 0
+    assert capsys.readouterr().out == "legacy: arguments valid\n"
+    assert main(["check-args", tools_file, "legacy", arguments, "--dialect", "draft-05"]) == 2
+    assert "unknown dialect 'draft-05'" in capsys.readouterr().err
 
 
 def test_admit_accepts_a_tools_list_result_and_stdin(

@@ -14,10 +14,9 @@ only if the corpus or an admission rule changes. Why a tool is not admitted:
   batch (54 tools) is refused in both.
 
 Isolate mode leaves out just those 80 tools (78 + 2) and admits the other 365.
-Listing draft-07 in ``dialects`` changes nothing yet: the engine refuses draft-07,
-so those tools stay ``unsupported_capability``. With an engine that reads draft-07
-(simulated below), the same call admits 443 of 445: the two sentry-mcp tools stay
-out, correctly, since they declare no dialect and are invalid under 2020-12.
+Listing draft-07 in ``dialects`` admits those tools under draft-07's own rules: the
+same call admits 443 of 445; the two sentry-mcp tools stay out, correctly, since they
+declare no dialect and are invalid under 2020-12.
 """
 
 from __future__ import annotations

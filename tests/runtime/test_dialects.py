@@ -42,8 +42,6 @@ def test_dialects_are_named_by_short_name_or_uri(given: Any, names: set[str]) ->
         (7, TypeError),
         (("2020-12", "draft-05"), ValueError),
         (("2020-12", "https://example.com/my-dialect"), ValueError),
-        (("draft-07",), ValueError),
-        ((), ValueError),
     ],
 )
 def test_bad_dialect_lists_get_a_clear_error(given: Any, error: type[Exception]) -> None:
@@ -55,6 +53,63 @@ def test_bad_dialect_lists_get_a_clear_error(given: Any, error: type[Exception])
         ToolCatalog(dialects=given)
     with pytest.raises(error):
         ToolCatalog().admit_batch([tool("a")], dialects=given)
+
+
+@pytest.mark.parametrize(
+    ("given", "names"),
+    [
+        ((), {"2020-12"}),
+        (("draft-07",), {"2020-12", "draft-07"}),
+        ((DRAFT_07, "2019-09"), {"2020-12", "draft-07", "2019-09"}),
+    ],
+)
+def test_2020_12_is_admitted_whether_listed_or_not(given: Any, names: set[str]) -> None:
+    # It is the dialect of every schema that declares none: a list without it
+    # means the drafts it names, besides 2020-12.
+    assert parse_dialects(given) == names
+    catalog = ToolCatalog(dialects=given)
+    bundle = catalog.admit_batch([tool("plain"), draft07("legacy")], mode="isolate")
+    admitted = ("plain", "legacy") if "draft-07" in names else ("plain",)
+    assert bundle.accepted == admitted
+    assert validate_schema({"type": "object"}, dialects=given) is not None
+
+
+@pytest.mark.parametrize(
+    ("declared", "dialects", "admitted", "how"),
+    [
+        (DRAFT_07, ("2020-12",), "only JSON Schema Draft 2020-12 is admitted here", "draft-07"),
+        (
+            "https://json-schema.org/draft-07/schema",
+            ("draft-06",),
+            "the dialects admitted here are 2020-12, draft-06",
+            "draft-07",
+        ),
+        ("http://json-schema.org/draft-04/schema", (), "only JSON Schema", "draft-04"),
+        ("https://json-schema.org/draft/2019-09/schema#", (), "only JSON Schema", "2019-09"),
+    ],
+)
+def test_a_draft_that_is_not_listed_is_refused_naming_how_to_admit_it(
+    declared: str, dialects: tuple[str, ...], admitted: str, how: str
+) -> None:
+    with pytest.raises(BoundaryError) as caught:
+        validate_schema({"$schema": declared, "type": "object"}, dialects=dialects)
+    message = caught.value.message
+    assert admitted in message
+    assert message.endswith(f'; list "{how}" in dialects= to admit it under its own rules')
+    # Value-safe: the draft is named from the runtime's table, never as declared.
+    assert declared not in message and "json-schema.org" not in message
+    # And listing it as the message says admits it.
+    assert validate_schema({"$schema": declared, "type": "object"}, dialects=(how,))
+
+
+def test_a_draft_no_list_admits_is_refused_without_that_advice() -> None:
+    with pytest.raises(BoundaryError) as caught:
+        validate_schema(
+            {"$schema": "http://json-schema.org/draft-03/schema#", "type": "object"},
+            dialects=("draft-04", "draft-06", "draft-07", "2019-09"),
+        )
+    assert caught.value.code == "schema-dialect-unsupported"
+    assert caught.value.message.endswith("; no dialects= admits it")
 
 
 def test_every_spelling_of_a_meta_schema_is_recognised() -> None:

@@ -167,11 +167,12 @@ def test_a_listed_draft_07_tool_is_admitted_under_draft_07() -> None:
 
     anyio.run(check, ("2020-12",), ("order", "note"))  # unlisted: left out
     anyio.run(check, ("draft-07", "2020-12"), ("order", "note", "legacy"))
+    anyio.run(check, ("draft-07",), ("order", "note", "legacy"))  # 2020-12 implied
 
 
 def test_bad_client_options_are_refused() -> None:
     with pytest.raises(ValueError):
-        ToolGuard(dialects=("draft-07",))
+        ToolGuard(dialects=("draft-05",))
     with pytest.raises(ValueError):
         AdmittingClientSession(None, None, output_mode="lenient")  # type: ignore[arg-type]
 

@@ -15,12 +15,14 @@ import os
 from collections.abc import Generator, Iterator, Sequence
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import closing
+from pathlib import Path
 from typing import Any, BinaryIO, TextIO
 
 import schemacore
 
-from ..errors import SchemaCoreError
+from ..errors import SchemaCoreError, SchemaError
 from ..output import FORMATS
+from ..uri import URI
 from .checking import TEXT, Checker, ChunkTask, DocumentTask, Outcome, Plan
 from .documents import (
     JSON,
@@ -36,6 +38,7 @@ from .limitflags import add_limit_arguments, limits_from
 from .lines import read_chunks
 from .pool import Item, in_process, in_workers
 from .progress import Progress
+from .references import FileDocuments, ReferenceFileError, prepare
 from .safetext import printable
 
 __all__ = ["EXIT_ERROR", "EXIT_INVALID", "EXIT_VALID", "add_arguments", "compile_options", "run"]
@@ -55,6 +58,26 @@ def _jobs(text: str) -> int:
     return jobs or os.cpu_count() or 1
 
 
+def _folder_uri(text: str) -> str:
+    parts = URI.parse(text)
+    if parts.scheme is None or parts.query is not None or parts.fragment is not None:
+        raise argparse.ArgumentTypeError(
+            f"not an absolute URI without a query or fragment: {text!r}"
+        )
+    # A prefix of folders: "https://example.com/schemas" is that folder too.
+    return text if text.endswith("/") else text + "/"
+
+
+def _existing_folder(text: str) -> Path:
+    try:
+        folder = Path(text).resolve()
+        if folder.is_dir():
+            return folder
+    except (OSError, ValueError):
+        pass
+    raise argparse.ArgumentTypeError(f"not a folder: {text!r}")
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The flags of ``validate``: each becomes an attribute of the parsed namespace."""
     parser.add_argument("schema", metavar="SCHEMA", help="schema file ('-' for stdin)")
@@ -71,6 +94,34 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="DIALECT",
         help="the dialect of a schema that declares no $schema: 2020-12 (the default), "
         "2019-09, draft-07, draft-06, draft-04, or a meta-schema URI",
+    )
+    references = parser.add_argument_group(
+        "references",
+        "a $ref to another document reads a local file (JSON or YAML), never the "
+        "network: a schema without $id has its file's location as base URI, and the "
+        "folder of its absolute $id is read from the schema's folder. Files are read "
+        "only inside the working directory and the schema's folder (see --ref-root)",
+    )
+    references.add_argument(
+        "--base-uri",
+        type=_folder_uri,
+        metavar="URI",
+        help="also read references under this URI prefix (a folder, such as "
+        "https://example.com/schemas/) from the schema file's folder",
+    )
+    references.add_argument(
+        "--ref-root",
+        type=_existing_folder,
+        action="append",
+        metavar="DIR",
+        help="read referenced files only inside DIR (repeat for more), instead of the "
+        "working directory and the schema's folder; checked after resolving .. and "
+        "symlinks",
+    )
+    references.add_argument(
+        "--no-file-refs",
+        action="store_true",
+        help="read no referenced file: the schema must be self-contained",
     )
     parser.add_argument(
         "--output",
@@ -143,11 +194,24 @@ def run(
     except InputError as exc:
         print(printable(f"error: {exc}"), file=err)
         return EXIT_ERROR
+    source = prepare(
+        schema.value,
+        args.schema,
+        base_uri=args.base_uri,
+        ref_roots=args.ref_root or (),
+        file_refs=not args.no_file_refs,
+        default_dialect=args.default_dialect,
+    )
     try:
-        validator = schemacore.compile(schema.value, **compile_options(args))
+        validator = schemacore.compile(
+            source.schema, registry=source.registry, **compile_options(args)
+        )
     except SchemaCoreError as exc:
         # The schema's own keys and values may be in the message and its location.
-        print(printable(f"error: {exc.error_class}: {exc}"), file=err)
+        print(printable(f"error: {_compile_error(exc, source.registry)}"), file=err)
+        return EXIT_ERROR
+    except ReferenceFileError as exc:  # a referenced file that was not read
+        print(printable(f"error: {SchemaError.error_class}: {exc}"), file=err)
         return EXIT_ERROR
 
     plan = Plan(output=args.output, error_format=args.error_format, quiet=args.quiet)
@@ -168,6 +232,20 @@ def run(
         return EXIT_ERROR
     finally:
         progress.erase()
+
+
+def _compile_error(exc: SchemaCoreError, registry: FileDocuments) -> str:
+    """What a schema that does not compile is reported as: the engine's words, but
+    for a reference to a document that no file holds, the command line's own (the
+    engine's message names the options of ``schemacore.compile``)."""
+    missing = registry.missing
+    if exc.reason == "unresolvable-reference" and missing is not None and missing in exc.message:
+        where = f" (at {exc.location!r})" if exc.location else ""
+        return (
+            f"{exc.error_class}: cannot resolve reference {missing!r}{where}: "
+            f"{registry.why_missing(missing)}"
+        )
+    return f"{exc.error_class}: {exc}"
 
 
 def _print(

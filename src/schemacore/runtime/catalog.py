@@ -441,8 +441,9 @@ class ToolCatalog:
         registry, loader, format_assertion, content_assertion, limits, boundary_limits:
             passed to ``validate_schema`` for every schema.
         backends: when given, every tool must name one of these backends.
-        dialects: the dialects admitted (see ``schemacore.runtime.dialects``); the
-            default is Draft 2020-12 only. ``admit_batch(dialects=...)`` overrides it.
+        dialects: the dialects admitted besides Draft 2020-12, which always is (see
+            ``schemacore.runtime.dialects``); the default is Draft 2020-12 only.
+            ``admit_batch(dialects=...)`` overrides it.
     """
 
     def __init__(
@@ -501,7 +502,7 @@ class ToolCatalog:
             AdmissionRejected: a diagnostic the mode does not leave out; it carries
                 every diagnostic.
             ValueError, TypeError: an unknown mode, or ``dialects`` that are not
-                a list of known dialects including ``"2020-12"``.
+                a list of known dialects.
         """
         if mode not in MODES:
             raise ValueError(f"mode must be 'strict', 'quarantine' or 'isolate', not {mode!r}")

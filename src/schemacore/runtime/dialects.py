@@ -3,7 +3,8 @@
 A tool schema is validated under its own declared dialect or not at all: it is
 never reinterpreted under another draft's rules. ``dialects=`` lists the dialects
 the caller accepts, by short name or meta-schema URI; Draft 2020-12 (the MCP
-default when no ``$schema`` is declared) is always one of them. A listed dialect
+default when no ``$schema`` is declared) is always one of them, listed or not:
+``("draft-07",)`` admits draft-07 and 2020-12. A listed dialect
 other than 2020-12 is not checked by the runtime but handed to the engine
 (``schemacore.compile``), which validates it under its own rules or refuses it as
 ``unsupported_capability``: listing a draft admits its tools as soon as the
@@ -48,16 +49,17 @@ def dialect_name(uri: str) -> str | None:
 
 
 def parse_dialects(dialects: Iterable[str]) -> frozenset[str]:
-    """The short names of ``dialects`` (short names or meta-schema URIs).
+    """The short names of ``dialects`` (short names or meta-schema URIs), and
+    ``"2020-12"``: the MCP default dialect, of every schema that declares none, is
+    admitted whatever the list (refusing it would refuse most tools).
 
     Raises:
         TypeError: ``dialects`` is a string or not an iterable of strings.
-        ValueError: an unknown dialect, or a list without ``"2020-12"`` (the MCP
-            default dialect: schemas that declare none are read as 2020-12).
+        ValueError: an unknown dialect.
     """
     if isinstance(dialects, (str, bytes)):
         raise TypeError('dialects is a list of dialect names, such as ("2020-12", "draft-07")')
-    names: set[str] = set()
+    names = {"2020-12"}
     try:
         items = list(dialects)
     except TypeError:
@@ -70,8 +72,4 @@ def parse_dialects(dialects: Iterable[str]) -> frozenset[str]:
             known = ", ".join(DIALECT_URIS)
             raise ValueError(f"unknown dialect {item!r}: use one of {known} or its meta-schema URI")
         names.add(name)
-    if "2020-12" not in names:
-        raise ValueError(
-            'dialects must include "2020-12": it is the dialect of every schema that declares none'
-        )
     return frozenset(names)

@@ -152,14 +152,21 @@ def _dialect_error(
         return None
     key = normalise(declared)
     if key in OTHER_DRAFTS or name is not None:
+        # Names from the tables only, never the declared text: the message is safe
+        # to log whatever the schema holds.
         draft = _DRAFT_NAMES.get(key) or name or OTHER_DRAFTS[key]
         if allowed == _DEFAULT:
-            only = "only JSON Schema Draft 2020-12 is supported"
+            only = "only JSON Schema Draft 2020-12 is admitted here"
         else:
             only = "the dialects admitted here are " + ", ".join(sorted(allowed))
+        if name is None:
+            # draft-03, "next", the unversioned alias: no dialects= admits them.
+            how = "no dialects= admits it"
+        else:
+            how = f'list "{name}" in dialects= to admit it under its own rules'
         message = (
-            f"the schema declares {draft}; {only} "
-            "(reinterpreting it under 2020-12 rules could change what it accepts)"
+            f"the schema declares {draft}; {only} (reinterpreting it under 2020-12 "
+            f"rules could change what it accepts); {how}"
         )
     elif _registered(declared, registry):
         # A custom meta-schema the caller registered: the engine decides (step 5)
@@ -320,8 +327,8 @@ def validate_schema(
             root not an object, unresolved reference, bad pattern),
             ``"unsupported_capability"`` (another draft or dialect, an unsupported
             vocabulary or format) or ``"execution_failure"`` (a limit).
-        TypeError, ValueError: ``dialects`` is not a list of known dialects that
-            includes ``"2020-12"``; an unknown ``role``.
+        TypeError, ValueError: ``dialects`` is not a list of known dialects; an
+            unknown ``role``.
     """
     if role not in ("input", "output"):
         raise ValueError(f"role must be 'input' or 'output', not {role!r}")
