@@ -30,12 +30,14 @@ from .errors import (
     ValidationError,
 )
 from .limits import Limits
+from .model import DeferredReference
 from .output import Annotation, Evaluation
 from .relevance import best_match
 from .validator import Validator, compile, is_valid, validate
 
 __all__ = [
     "Annotation",
+    "DeferredReference",
     "Evaluation",
     "ExecutionFailure",
     "Limits",

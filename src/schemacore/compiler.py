@@ -24,6 +24,7 @@ from __future__ import annotations
 import threading
 from collections import deque
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 from time import perf_counter
 from typing import Any
 
@@ -36,7 +37,7 @@ from .guard import CallState, CallStates
 from .keywords import build_node, shared_leaf
 from .keywords.core import compile_boolean
 from .keywords.validation import TYPE, one_type
-from .model import Node, Options, SchemaContext
+from .model import DeferredReference, Node, Options, SchemaContext
 from .resources import Index, Target
 
 __all__ = ["Compiler"]
@@ -66,6 +67,9 @@ class Compiler:
     # roots this one's nodes call (written when this one writes its code).
     published: Published | None = None
     _shared: list[Compiler] | None = None
+    # The references compiled to fail when reached (defer_unresolved), in the order
+    # met, each once however many nodes one keyword compiled to.
+    _unresolved: dict[DeferredReference, None] | None = None
 
     def __init__(
         self,
@@ -361,7 +365,9 @@ class Compiler:
         if found is None:
             return None
         node, compiler, names = found
-        if compiler.options != self.options or any(name in names for name, _ in referrer.scope):
+        if not _compiles_alike(compiler.options, self.options) or any(
+            name in names for name, _ in referrer.scope
+        ):
             return None
         shared = self._shared
         if shared is None:
@@ -369,6 +375,20 @@ class Compiler:
         if compiler not in shared:
             shared.append(compiler)
         return node
+
+    # -- references to nothing ------------------------------------------------
+
+    def defer_reference(self, record: DeferredReference) -> None:
+        """Record a reference compiled to fail the calls that reach it."""
+        unresolved = self._unresolved
+        if unresolved is None:
+            unresolved = self._unresolved = {}
+        unresolved[record] = None
+
+    @property
+    def deferred_references(self) -> tuple[DeferredReference, ...]:
+        """The references :meth:`defer_reference` recorded, in the order met."""
+        return tuple(self._unresolved or ())
 
     # -- deferred leaves ----------------------------------------------------
 
@@ -565,6 +585,15 @@ class Compiler:
                         limit="max_inplace_applications",
                         value=limit,
                     )
+
+
+def _compiles_alike(shared: Options, own: Options) -> bool:
+    """Whether a published meta-schema compiled under ``shared`` is what a compile
+    under ``own`` would make of it: the same options, but for defer_unresolved,
+    which changes nothing where every reference resolves."""
+    return shared == own or (
+        own.defer_unresolved and shared == replace(own, defer_unresolved=False)
+    )
 
 
 Key = tuple[Any, ...]

@@ -26,15 +26,24 @@ __all__ = [
 
 # The stable ``reason`` codes of SchemaCoreError, by class: what is wrong, for
 # callers that must not parse messages (tests/engine/test_reasons.py checks that
-# every raise uses one of these, and that each is used).
+# every raise uses one of these, and that each is used). One code belongs to two
+# classes: unresolvable-reference is a SchemaError of the compile, or, compiled
+# with defer_unresolved=True, an ExecutionFailure of the call that reaches it.
 REASONS: dict[str, str] = {
     # SchemaError
     "not-a-schema": "a value where a schema must be is neither an object nor a boolean",
     "meta-schema": "the schema is not valid under its dialect's meta-schema",
     "bad-keyword-value": "a keyword's value is not what the keyword takes",
     "bad-regex": "a pattern is not a valid ECMA-262 regular expression",
-    "unresolvable-reference": "a reference names no schema that is registered or bundled",
-    "loader-failed": "the caller's loader raised while retrieving a document",
+    "unresolvable-reference": (
+        "a reference names no schema that is registered, loaded or bundled, or no such "
+        "anchor or location in one: a SchemaError when compiling, or an ExecutionFailure "
+        "of the call that reaches it when compiled with defer_unresolved=True"
+    ),
+    "loader-failed": (
+        "the caller's loader raised while retrieving a document (at compile time, "
+        "defer_unresolved or not: the loader answered)"
+    ),
     "duplicate-identifier": "one document defines an $id or anchor twice",
     "invalid-identifier": "an $id (draft-04: id) is not a URI-reference",
     "invalid-reference": "a $ref, $dynamicRef or $recursiveRef is not a URI-reference",
@@ -43,7 +52,7 @@ REASONS: dict[str, str] = {
     "unsupported-dialect": "$schema names draft 3, an unknown or unreachable dialect",
     "unsupported-vocabulary": "a meta-schema requires a vocabulary schemacore lacks",
     "unsupported-format": "a format is asserted that has no checker",
-    # ExecutionFailure
+    # ExecutionFailure (and unresolvable-reference, above)
     "limit-exceeded": "a limit was exceeded (its name is in ``limit``)",
     "reference-loop": "references applied a schema to the same instance location again",
     "instance-not-json": "the instance holds a value outside the JSON data model",
@@ -77,8 +86,8 @@ class SchemaCoreError(Exception):
 
 class SchemaError(SchemaCoreError):
     """The schema is not a valid Draft 2020-12 schema (meta-schema failure, bad
-    regular expression, unresolvable reference, ...). ``location`` points into the
-    schema."""
+    regular expression, unresolvable reference unless compiled with
+    ``defer_unresolved=True``, ...). ``location`` points into the schema."""
 
     error_class: ClassVar[str] = "validation"
     default_reason: ClassVar[str] = "bad-keyword-value"
@@ -94,8 +103,10 @@ class UnsupportedCapability(SchemaCoreError):
 
 class ExecutionFailure(SchemaCoreError):
     """Evaluation could not be completed (a limit was exceeded, a value outside the
-    JSON data model was met, a regular expression ran out of time). Never turned
-    into ``False``: a caller must not mistake it for a plain mismatch.
+    JSON data model was met, a regular expression ran out of time, a reference
+    compiled with ``defer_unresolved=True`` to nothing was reached: reason
+    ``unresolvable-reference``, ``limit`` None). Never turned into ``False``: a
+    caller must not mistake it for a plain mismatch.
 
     ``limit`` names the limit and ``value`` its value. While compiling, ``location``
     points into the schema; while validating, into the instance when that is known

@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
 from functools import cache
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .dialect import Dialect
 from .errors import ExecutionFailure, SchemaError, ValidationError
@@ -21,7 +21,7 @@ from .jsonvalue import decimal_integral
 from .limits import Limits
 from .paths import Path, to_pointer
 from .pointer import as_fragment, format_pointer
-from .resources import Target
+from .resources import Target, Unresolvable
 from .uri import is_reference, join
 
 if TYPE_CHECKING:
@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from .spec import Spec
 
 __all__ = [
+    "DeferredReference",
     "Evaluated",
     "Keyword",
     "Node",
@@ -417,12 +418,26 @@ def describe_types(types: frozenset[str]) -> str:
 # -- compile context ------------------------------------------------------------
 
 
+class DeferredReference(NamedTuple):
+    """A reference a validator compiled with ``defer_unresolved=True`` could not
+    resolve: the calls that reach it raise ExecutionFailure (reason
+    ``unresolvable-reference``)."""
+
+    uri: str
+    """What it refers to, as an absolute URI (resolved against its base URI)."""
+    schema_location: str
+    """The absolute URI of the reference keyword, as in ``schema_location`` of the
+    failure it raises."""
+
+
 @dataclass(slots=True)
 class Options:
     format_assertion: bool = False
     content_assertion: bool = False
     limits: Limits = field(default_factory=Limits)
     formats: Mapping[str, Callable[[str], bool]] = field(default_factory=dict)
+    # A reference to nothing compiles to a node that fails the calls reaching it.
+    defer_unresolved: bool = False
 
 
 class SchemaContext:
@@ -544,7 +559,10 @@ class SchemaContext:
         )
         return self._child((keyword,), node)
 
-    def resolve(self, reference: str, keyword: str) -> Target:
+    def resolve(self, reference: str, keyword: str) -> Target | Unresolvable:
+        """The target of the reference keyword ``keyword`` (its value ``reference``):
+        what it names, or with ``defer_unresolved`` why nothing is there; without
+        it, a reference to nothing is a SchemaError."""
         if not is_reference(reference):
             raise self.schema_error(
                 f"{keyword} {reference!r} is not a URI-reference (RFC 3986), as the "
@@ -553,7 +571,11 @@ class SchemaContext:
                 reason="invalid-reference",
             )
         uri = join(self.base, reference)
-        return self.compiler.index.resolve(uri, self.pointer_to(keyword), self.dialect)
+        location = self.pointer_to(keyword)
+        found = self.compiler.index.find(uri, location, self.dialect)
+        if type(found) is Unresolvable and not self.compiler.options.defer_unresolved:
+            raise found.error(location)
+        return found
 
     def schema_error(
         self, message: str, *tokens: str | int, reason: str = "bad-keyword-value"

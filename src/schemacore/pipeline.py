@@ -299,8 +299,11 @@ def _check_one(schema: Any, dialect: Dialect, compiler: Compiler, what: str) -> 
         for uri, resource in compiler.index.resources.items():
             registry.setdefault(uri, resource)
         meta_schema = {"$ref": normalise(str(declared))}
+        # Under the schema's defer_unresolved: checking the schema is a call like
+        # any other, failing only if it reaches a reference to nothing.
+        options = Options(defer_unresolved=compiler.options.defer_unresolved)
         custom_meta = _stages(
-            meta_schema, registry, compiler.loader, Options(), False, dialects.DEFAULT
+            meta_schema, registry, compiler.loader, options, False, dialects.DEFAULT
         )
         fast, meta = custom_meta, custom_meta
     else:

@@ -31,7 +31,11 @@ from .pointer import (
 from .spec import Shape
 from .uri import is_reference, join, split_fragment, unquote_fragment
 
-__all__ = ["RECURSIVE_NAME", "Index", "Target", "bundled_metaschemas"]
+__all__ = ["RECURSIVE_NAME", "Index", "Target", "Unresolvable", "bundled_metaschemas"]
+
+# What a compile-time unresolvable-reference error adds: the option that defers it.
+# Surfaces without that option (the runtime, the CLI's own flag) replace it.
+DEFER_HINT = "(defer_unresolved=True would compile it to fail only the calls that reach it)"
 
 # The keywords that identify, anchor or declare something the index records (in
 # some draft: the resource's dialect decides which of them mean anything).
@@ -359,40 +363,59 @@ class Index:
                 ) from exc
         return _MISSING, False
 
-    def resolve(self, reference_uri: str, location: str, dialect: Dialect) -> Target:
-        """Resolve an absolute URI with an optional fragment to its target node
-        (``dialect``: the referring schema's, see :meth:`resource`)."""
+    def find(self, reference_uri: str, location: str, dialect: Dialect) -> Target | Unresolvable:
+        """Resolve an absolute URI with an optional fragment to its target node, or
+        say why nothing is there (``dialect``: the referring schema's, see
+        :meth:`resource`). A loader that raises is an error of its own (reason
+        ``loader-failed``), never a :class:`Unresolvable`: the loader answered."""
         base, fragment = split_fragment(reference_uri)
         try:
             document = self.resource(base, location, dialect)
         except LookupError:
-            raise SchemaError(
-                f"cannot resolve reference {reference_uri!r}: no schema is registered "
-                "at that URI (schemacore never fetches; pass registry= or loader=)",
-                location=location,
-                reason="unresolvable-reference",
-            ) from None
+            return Unresolvable(
+                reference_uri,
+                "no schema is registered at that URI; schemacore never fetches: pass "
+                "registry= or loader=",
+            )
         fragment = unquote_fragment(fragment)
         if fragment == "" or fragment.startswith("/"):
             try:
                 node = resolve_pointer(document, parse_pointer(fragment))
             except PointerError as exc:
-                raise SchemaError(
-                    f"cannot resolve reference {reference_uri!r}: {exc}",
-                    location=location,
-                    reason="unresolvable-reference",
-                ) from None
+                return Unresolvable(reference_uri, str(exc))
             fallback_pointer = format_pointer(parse_pointer(fragment))
             node_base, node_pointer = self.locate(base, fallback_pointer)
             return Target(node, node_base, node_pointer)
         target = self.anchors.get((base, fragment))
         if target is None:
-            raise SchemaError(
-                f"cannot resolve reference {reference_uri!r}: no anchor {fragment!r} in {base!r}",
-                location=location,
-                reason="unresolvable-reference",
-            )
+            return Unresolvable(reference_uri, f"no anchor {fragment!r} in {base!r}")
         return target
+
+    def resolve(self, reference_uri: str, location: str, dialect: Dialect) -> Target:
+        """:meth:`find`, raising SchemaError (reason ``unresolvable-reference``)
+        where it finds nothing."""
+        found = self.find(reference_uri, location, dialect)
+        if isinstance(found, Unresolvable):
+            raise found.error(location)
+        return found
+
+
+@dataclass(frozen=True, slots=True)
+class Unresolvable:
+    """What a reference names that no schema the index holds or can load is: the
+    reference as an absolute URI, and why (no such document, anchor or location)."""
+
+    uri: str
+    why: str
+
+    def error(self, location: str) -> SchemaError:
+        """The compile-time error of a reference at ``location`` (a JSON Pointer into
+        its schema) to nothing: it names the option that defers it to the calls."""
+        return SchemaError(
+            f"cannot resolve reference {self.uri!r}: {self.why} {DEFER_HINT}",
+            location=location,
+            reason="unresolvable-reference",
+        )
 
 
 class _Missing:

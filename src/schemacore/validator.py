@@ -13,7 +13,7 @@ from .errors import ExecutionFailure, ValidationError
 from .evaluation import Keep, Unit, evaluate_node
 from .guard import CallState, scan_instance
 from .limits import Limits
-from .model import Node, Options
+from .model import DeferredReference, Node, Options
 from .output import Evaluation
 from .pipeline import build, resolve_default
 from .relevance import most_relevant
@@ -24,6 +24,10 @@ __all__ = ["Validator", "compile", "is_valid", "validate"]
 # compiles with every option at its default share one Options too.
 _DEFAULT_LIMITS = Limits()
 _DEFAULT_OPTIONS = Options(limits=_DEFAULT_LIMITS)
+
+
+# A Validator before Validator._setup, for compile() and unpickling.
+_new = object.__new__
 
 
 def _too_deep(where: str) -> NoReturn:
@@ -63,11 +67,40 @@ class Validator:
         limits: Limits | None = None,
         formats: Mapping[str, Callable[[str], bool]] | None = None,
         default_dialect: str | None = None,
+        defer_unresolved: bool = False,
         _check_schema: bool = True,
     ) -> None:
+        self._setup(
+            schema,
+            registry,
+            loader,
+            format_assertion,
+            content_assertion,
+            limits,
+            formats,
+            default_dialect,
+            defer_unresolved,
+            _check_schema,
+        )
+
+    def _setup(
+        self,
+        schema: Any,
+        registry: Mapping[str, Any] | None,
+        loader: Callable[[str], Any] | None,
+        format_assertion: bool,
+        content_assertion: bool,
+        limits: Limits | None,
+        formats: Mapping[str, Callable[[str], bool]] | None,
+        default_dialect: str | None,
+        defer_unresolved: bool,
+        check_schema: bool,
+    ) -> None:
+        """Compile: what ``__init__`` does, with the options in order (see
+        :func:`compile`, which calls it without the keyword call of a class)."""
         if limits is not None and not isinstance(limits, Limits):
             raise TypeError("limits must be a schemacore.Limits")
-        if not (format_assertion or content_assertion or formats) and (
+        if not (format_assertion or content_assertion or formats or defer_unresolved) and (
             limits is None or limits is _DEFAULT_LIMITS
         ):
             options = _DEFAULT_OPTIONS  # never mutated: shared by default compiles
@@ -77,10 +110,11 @@ class Validator:
                 content_assertion=bool(content_assertion),
                 limits=limits if limits is not None else _DEFAULT_LIMITS,
                 formats=dict(formats or {}),
+                defer_unresolved=bool(defer_unresolved),
             )
         default = resolve_default(default_dialect)
         started = perf_counter()
-        node, compiler = build(schema, registry, loader, options, _check_schema, default)
+        node, compiler = build(schema, registry, loader, options, check_schema, default)
         compiled_in = perf_counter() - started
         set_attr = object.__setattr__
         set_attr(self, "_node", node)
@@ -116,6 +150,15 @@ class Validator:
     def schema(self) -> Any:
         """The schema this validator was compiled from, as the caller gave it."""
         return self._source[0]
+
+    @property
+    def deferred_references(self) -> tuple[DeferredReference, ...]:
+        """The references compiled with ``defer_unresolved=True`` that name nothing
+        (no such document, anchor or location), in the order met: each a
+        ``(uri, schema_location)`` named tuple, the absolute URI it refers to and
+        the absolute URI of its keyword. A call that reaches one raises
+        ExecutionFailure (reason ``unresolvable-reference``). Empty otherwise."""
+        return self._compiler.deferred_references
 
     def is_valid(self, instance: Any) -> bool:
         """Whether ``instance`` is valid. Builds no error objects.
@@ -282,6 +325,7 @@ class Validator:
                 options.limits,
                 dict(options.formats) or None,
                 default_dialect,
+                options.defer_unresolved,
             ),
         )
 
@@ -298,17 +342,22 @@ def _restore(
     limits: Limits,
     formats: Mapping[str, Callable[[str], bool]] | None = None,
     default_dialect: str | None = None,
+    defer_unresolved: bool = False,
 ) -> Validator:
-    return Validator(
+    validator: Validator = _new(Validator)
+    validator._setup(
         schema,
-        registry=registry,
-        loader=loader,
-        format_assertion=format_assertion,
-        content_assertion=content_assertion,
-        limits=limits,
-        formats=formats,
-        default_dialect=default_dialect,
+        registry,
+        loader,
+        format_assertion,
+        content_assertion,
+        limits,
+        formats,
+        default_dialect,
+        defer_unresolved,
+        True,
     )
+    return validator
 
 
 def compile(
@@ -321,6 +370,7 @@ def compile(
     limits: Limits | None = None,
     formats: Mapping[str, Callable[[str], bool]] | None = None,
     default_dialect: str | None = None,
+    defer_unresolved: bool = False,
 ) -> Validator:
     """Compile ``schema`` into a :class:`Validator`, under the dialect its ``$schema``
     names (Draft 2020-12, 2019-09, 7, 6 or 4), each resource under its own.
@@ -338,23 +388,37 @@ def compile(
         default_dialect: the meta-schema URI (or short name: "2020-12", "2019-09",
             "draft-07", "draft-06", "draft-04") of the dialect of resources that
             declare no ``$schema``; Draft 2020-12 by default.
+        defer_unresolved: compile a reference that names nothing (no document in
+            the registry, from the loader or bundled; no such anchor or location in
+            one) to fail the calls that reach it, with ExecutionFailure (reason
+            ``unresolvable-reference``), instead of failing the compile; they are
+            listed in ``Validator.deferred_references``. A loader that raises
+            still fails the compile (reason ``loader-failed``), as does every other
+            fault of a reference or of the schema.
 
     Raises:
-        SchemaError: the schema is invalid or a reference cannot be resolved.
+        SchemaError: the schema is invalid or a reference cannot be resolved (and
+            ``defer_unresolved`` is off).
         UnsupportedCapability: draft 3, an unknown dialect, or a required vocabulary
             schemacore does not implement.
         ExecutionFailure: a limit was exceeded while compiling.
     """
-    return Validator(
+    # Not Validator(...): a class called with keywords passes them through a dict
+    # twice, which costs a small schema's compile a measurable share.
+    validator: Validator = _new(Validator)
+    validator._setup(
         schema,
-        registry=registry,
-        loader=loader,
-        format_assertion=format_assertion,
-        content_assertion=content_assertion,
-        limits=limits,
-        formats=formats,
-        default_dialect=default_dialect,
+        registry,
+        loader,
+        format_assertion,
+        content_assertion,
+        limits,
+        formats,
+        default_dialect,
+        defer_unresolved,
+        True,
     )
+    return validator
 
 
 def is_valid(instance: Any, schema: Any, **options: Any) -> bool:

@@ -83,6 +83,10 @@ class _Recorder:
     def iter_errors(self, instance: Any) -> Any:
         return self._validator.iter_errors(instance)
 
+    @property
+    def deferred_references(self) -> Any:
+        return self._validator.deferred_references
+
 
 def test_files_are_read_one_at_a_time(
     tmp_path: Path, schema: str, monkeypatch: pytest.MonkeyPatch

@@ -22,6 +22,8 @@ DRAFT_07 = "http://json-schema.org/draft-07/schema#"
 DRAFT_04 = "http://json-schema.org/draft-04/schema#"
 ROOT_ID = "https://example.com/schemas/root.json"
 
+DEFER_HINT = " (--defer-unresolved checks the documents that never reach it)"
+
 
 @pytest.fixture
 def work(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
@@ -282,6 +284,7 @@ def test_no_file_refs_reads_no_file(work: Path) -> None:
     assert result.err_lines == [
         "error: validation: cannot resolve reference 'defs.json' (at '/properties/name/$ref'): "
         "file references are off (--no-file-refs)"
+        f"{DEFER_HINT}"
     ]
 
 
@@ -305,6 +308,7 @@ def test_base_uri_maps_a_uri_prefix_to_the_schemas_folder(work: Path) -> None:
         "(at '/properties/name/$ref'): no local file is mapped to it, and nothing is fetched "
         "from the network; to read it from the schema's folder (as defs.json), pass "
         "--base-uri https://example.org/shared/"
+        f"{DEFER_HINT}"
     ]
 
 
@@ -324,13 +328,13 @@ def test_a_reference_naming_no_file_is_unresolvable(work: Path) -> None:
     assert result.err_lines == [
         "error: validation: cannot resolve reference 'urn:example:defs' (at '/$ref'): it "
         "names no local file, and nothing is fetched from the network"
+        f"{DEFER_HINT}"
     ]
 
 
 @pytest.mark.parametrize(
     ("content", "problem"),
     [
-        (None, "cannot read {path}: No such file or directory"),
         (b"{not json", "{path}: invalid JSON: Expecting property name"),
         ("folder", "cannot read {path}: Is a directory"),
     ],
@@ -351,6 +355,20 @@ def test_an_unreadable_referenced_file_is_an_error_naming_it(
     uri = path.resolve().as_uri()
     assert line.startswith(f"error: validation: cannot resolve reference '{uri}': ")
     assert problem.format(path=path.resolve()) in line
+
+
+def test_a_referenced_file_that_is_not_there_is_an_unresolvable_reference(work: Path) -> None:
+    # Not there is not unreadable: a document that does not exist, which
+    # --defer-unresolved may defer (tests/cli/test_defer_unresolved.py).
+    schema = write_json(work, "person.json", PERSON)
+    good, _ = _instances(work)
+    result = run_main("validate", schema, good)
+    assert (result.status, result.out) == (2, "")
+    path = (work / "defs.json").resolve()
+    assert result.err_lines == [
+        f"error: validation: cannot resolve reference '{path.as_uri()}' "
+        f"(at '/properties/name/$ref'): there is no file {path}{DEFER_HINT}"
+    ]
 
 
 def test_a_file_uri_on_another_host_is_refused(work: Path) -> None:

@@ -199,3 +199,107 @@ def test_user_code_can_make_and_raise_its_own_validation_error() -> None:
     assert text.endswith("On instance['a'][0]:\n    1") or text.endswith("On instance['a'][0]: 1")
     with pytest.raises(ValidationError):
         raise full
+
+
+# -- classes made by jsonschema.validators.extend (issue #30, real-world fidelity) --
+
+
+def _is_even(validator: Any, value: Any, instance: Any, schema: Any) -> Any:
+    if value and isinstance(instance, int) and instance % 2:
+        yield jsonschema.ValidationError(f"{instance} is odd")
+
+
+@pytest.mark.parametrize("cls", CLASSES)
+def test_extend_with_a_custom_keyword_refuses_to_validate(cls: Any) -> None:
+    made = jsonschema.validators.extend(cls, {"isEven": _is_even})
+    validator = made({"isEven": True})
+    for call in (validator.is_valid, validator.validate, lambda x: list(validator.iter_errors(x))):
+        with pytest.raises(compat.UnsupportedExtension, match="'isEven'") as caught:
+            call(3)
+        assert isinstance(caught.value, TypeError)
+    # Whatever the schema: the class itself carries the function compat never calls.
+    with pytest.raises(compat.UnsupportedExtension) as again:
+        made({}).is_valid(2)
+    # It travels as itself (a worker process reports it whole).
+    import pickle
+
+    copy = pickle.loads(pickle.dumps(again.value))
+    assert (type(copy), copy.args) == (compat.UnsupportedExtension, again.value.args)
+
+
+def test_extend_with_a_foreign_type_checker_refuses_to_validate() -> None:
+    checker = jsonschema.Draft202012Validator.TYPE_CHECKER.redefine(
+        "integer", lambda checker, value: isinstance(value, str)
+    )
+    made = jsonschema.validators.extend(Draft202012Validator, type_checker=checker)
+    with pytest.raises(compat.UnsupportedExtension, match="type checker"):
+        made({"type": "integer"}).is_valid("4")
+
+
+def test_extend_with_the_drafts_own_keywords_validates_with_schemacore() -> None:
+    # check-jsonschema replaces pattern and patternProperties: schemacore's ECMA-262
+    # implementation of them is used, and nothing is refused.
+    def never(validator: Any, value: Any, instance: Any, schema: Any) -> Any:
+        raise AssertionError("compat never calls keyword functions")
+
+    made = jsonschema.validators.extend(
+        Draft202012Validator, {"pattern": never, "patternProperties": never}
+    )
+    validator = made({"pattern": "^\\p{L}+$", "patternProperties": {"^x": {"type": "null"}}})
+    assert validator.is_valid("schön")
+    assert [e.validator for e in validator.iter_errors({"x": 1})] == ["type"]
+    # Extending the extended class again keeps working.
+    again = jsonschema.validators.extend(made, {"pattern": never})
+    assert not again({"pattern": "^a"}).is_valid("b")
+
+
+# -- errors made by user code ------------------------------------------------------
+
+
+def test_an_error_tree_keeps_every_validator_user_code_gave() -> None:
+    errors = [ValidationError("e", validator=i) for i in range(3)]
+    theirs = [jsonschema.ValidationError("e", validator=i) for i in range(3)]
+    tree = compat.ErrorTree(errors)
+    assert tree.total_errors == jsonschema.exceptions.ErrorTree(theirs).total_errors == 3
+    assert tree.errors == {0: errors[0], 1: errors[1], 2: errors[2]}
+    assert [e.validator for e in errors] == [e.validator for e in theirs]
+
+
+def test_user_code_can_make_a_schema_error() -> None:
+    import pickle
+
+    plain = SchemaError("the schema is wrong")
+    assert {plain} and str(plain) == "the schema is wrong"
+    assert isinstance(plain, schemacore.SchemaError)
+    full = SchemaError(
+        "m",
+        validator="type",
+        path=["properties"],
+        schema_path=["properties", "type"],
+        validator_value="object",
+        instance=12,
+        schema={"type": "object"},
+    )
+    theirs = jsonschema.SchemaError(
+        "m",
+        validator="type",
+        path=["properties"],
+        schema_path=["properties", "type"],
+        validator_value="object",
+        instance=12,
+        schema={"type": "object"},
+    )
+    assert _views(full) == _views(theirs)
+    again = pickle.loads(pickle.dumps(full))
+    assert (_views(again), str(again)) == (_views(full), str(full))
+    with pytest.raises(SchemaError):
+        raise full
+
+
+def test_check_schema_still_raises_the_meta_schema_failure() -> None:
+    with pytest.raises(SchemaError) as caught:
+        Draft7Validator.check_schema({"minItems": "1"})
+    with pytest.raises(jsonschema.SchemaError) as theirs:
+        jsonschema.Draft7Validator.check_schema({"minItems": "1"})
+    assert _views(caught.value) == _views(theirs.value)
+    assert "in metaschema[" in str(caught.value)

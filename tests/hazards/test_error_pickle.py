@@ -221,6 +221,7 @@ EXAMPLES: dict[type[BaseException], Callable[[], list[BaseException]]] = {
     ReferenceFileError: lambda: [
         ReferenceFileError("cannot resolve reference 'file:///x/d.json': outside --ref-root")
     ],
+    compat.UnsupportedExtension: lambda: [compat.UnsupportedExtension("refused")],
     compat.UnknownType: lambda: [
         _raised(lambda: compat.Draft4Validator({"type": "x"}).is_type(1, "x"), compat.UnknownType)
     ],

@@ -105,11 +105,14 @@ class FileDocuments(Mapping[str, Any]):
         if uri in self._by_uri:
             return True
         path = self._path(uri) if self._enabled else None
-        if path is None:
+        value = _ABSENT if path is None else self._read(uri, path)
+        if value is _ABSENT:
             # The engine asks for "uri" and then "uri#": the document is the same.
+            # A file that is not there is a document that is not there (which
+            # --defer-unresolved may defer); one that cannot be read is an error.
             self.missing = split_fragment(uri)[0]
             return False
-        self._by_uri[uri] = self._read(uri, path)
+        self._by_uri[uri] = value
         return True
 
     def why_missing(self, uri: str) -> str:
@@ -117,6 +120,9 @@ class FileDocuments(Mapping[str, Any]):
         that would read it from a file where one would."""
         if not self._enabled:
             return "file references are off (--no-file-refs)"
+        path = self._path(uri)
+        if path is not None:
+            return f"there is no file {os.path.realpath(path)}"
         folder = folder_of(uri)
         if folder is None:
             return "it names no local file, and nothing is fetched from the network"
@@ -178,6 +184,8 @@ class FileDocuments(Mapping[str, Any]):
                 f"{real} is outside the folders referenced files are read from "
                 f"({allowed}); allow its folder with --ref-root DIR",
             )
+        if not real.exists():
+            return _ABSENT
         fmt = format_of(str(real))
         try:
             value = parse(str(real), read_bytes(str(real)), JSON if fmt == LINES else fmt).value
@@ -185,6 +193,13 @@ class FileDocuments(Mapping[str, Any]):
             raise _refused(uri, str(exc)) from None
         self._files[real] = value
         return value
+
+
+class _Absent:
+    """A file a reference names that is not there."""
+
+
+_ABSENT: Any = _Absent()
 
 
 def _longest(mapping: tuple[str, Path]) -> int:

@@ -22,6 +22,7 @@ import schemacore
 
 from ..errors import SchemaCoreError, SchemaError
 from ..output import FORMATS
+from ..resources import DEFER_HINT
 from ..uri import URI
 from .checking import TEXT, Checker, ChunkTask, DocumentTask, Outcome, Plan
 from .documents import (
@@ -123,6 +124,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="read no referenced file: the schema must be self-contained",
     )
+    references.add_argument(
+        "--defer-unresolved",
+        action="store_true",
+        help="compile a reference that names nothing (a document, anchor or location "
+        "that is not there) to fail only the documents that reach it (could not check, "
+        "exit 2); the others are checked as usual. Listed once on stderr",
+    )
     parser.add_argument(
         "--output",
         choices=(TEXT, *FORMATS),
@@ -169,6 +177,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def compile_options(args: argparse.Namespace) -> dict[str, Any]:
     """Keyword arguments for ``schemacore.compile`` from the parsed flags."""
     options: dict[str, Any] = {"format_assertion": args.format_assertion}
+    if args.defer_unresolved:
+        options["defer_unresolved"] = True
     if args.default_dialect is not None:
         options["default_dialect"] = args.default_dialect
     limits = limits_from(args)
@@ -213,6 +223,15 @@ def run(
     except ReferenceFileError as exc:  # a referenced file that was not read
         print(printable(f"error: {SchemaError.error_class}: {exc}"), file=err)
         return EXIT_ERROR
+    for deferred in validator.deferred_references:
+        print(
+            printable(
+                f"warning: {args.schema}: the reference to {deferred.uri!r} "
+                f"(at {deferred.schema_location!r}) names nothing: a document that "
+                "reaches it is not checked"
+            ),
+            file=err,
+        )
 
     plan = Plan(output=args.output, error_format=args.error_format, quiet=args.quiet)
     checker = Checker(validator, plan)
@@ -243,9 +262,16 @@ def _compile_error(exc: SchemaCoreError, registry: FileDocuments) -> str:
         where = f" (at {exc.location!r})" if exc.location else ""
         return (
             f"{exc.error_class}: cannot resolve reference {missing!r}{where}: "
-            f"{registry.why_missing(missing)}"
+            f"{registry.why_missing(missing)}{_DEFER_HINT}"
         )
+    if exc.reason == "unresolvable-reference":
+        # The engine's message names its own option; a command-line user has a flag.
+        message = str(exc).replace(DEFER_HINT, _DEFER_HINT.strip())
+        return f"{exc.error_class}: {message}"
     return f"{exc.error_class}: {exc}"
+
+
+_DEFER_HINT = " (--defer-unresolved checks the documents that never reach it)"
 
 
 def _print(

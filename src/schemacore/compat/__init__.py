@@ -70,6 +70,7 @@ __all__ = [
     "UndefinedTypeCheck",
     "UnknownType",
     "UnsupportedDialect",
+    "UnsupportedExtension",
     "ValidationError",
     "best_match",
     "relevance",
@@ -226,12 +227,15 @@ class _ValidatorBase:
         *,
         registry: Any = None,
         limits: Limits | None = None,
+        defer_unresolved: bool = False,
     ) -> None:
         """The arguments of python-jsonschema's classes, in their order. ``schema`` is
         compiled on first use. ``registry`` is a ``referencing.Registry`` or a mapping
         of URIs to schemas; ``format_checker`` (e.g. ``FORMAT_CHECKER``) turns
         ``format`` into an assertion, as in python-jsonschema; ``limits`` are
-        schemacore's resource limits. ``resolver`` (python-jsonschema's deprecated
+        schemacore's resource limits; ``defer_unresolved`` is
+        :func:`schemacore.compile`'s: a reference to nothing then fails the calls
+        that reach it, not the compile. ``resolver`` (python-jsonschema's deprecated
         ``RefResolver``) is refused."""
         if resolver is not None:
             raise TypeError(
@@ -242,6 +246,7 @@ class _ValidatorBase:
         self.registry = registry
         self.format_checker = format_checker
         self.limits = limits
+        self.defer_unresolved = defer_unresolved
         self._options = _registry_options(registry)
         self._compiled: CoreValidator | None = None
         self._locator = _SchemaLocator(self)
@@ -271,7 +276,7 @@ class _ValidatorBase:
         if error is None and meta.format_checker is not None:
             error = _regex_error(cls, schema)
         if error is not None:
-            raise SchemaError(error, schema, meta._locator)
+            raise SchemaError._from_meta(error, schema, meta._locator)
 
     def is_valid(self, instance: Any) -> bool:
         """Whether ``instance`` is valid (no error objects are built)."""
@@ -294,15 +299,16 @@ class _ValidatorBase:
             raise error
 
     def evolve(self, **changes: Any) -> _ValidatorBase:
-        """A new validator with some of ``schema``, ``registry``, ``format_checker``
-        and ``limits`` changed; its class is the one :func:`validator_for` picks for
-        the (new) schema, this one's by default."""
+        """A new validator with some of ``schema``, ``registry``, ``format_checker``,
+        ``limits`` and ``defer_unresolved`` changed; its class is the one
+        :func:`validator_for` picks for the (new) schema, this one's by default."""
         schema = changes.pop("schema", self.schema)
         cls = validator_for(schema, default=type(self))
         fields = {
             "registry": self.registry,
             "format_checker": self.format_checker,
             "limits": self.limits,
+            "defer_unresolved": self.defer_unresolved,
         }
         unknown = set(changes) - set(fields)
         if unknown:
@@ -339,6 +345,7 @@ class _ValidatorBase:
             formats=format_options(checker) if checker is not None else None,
             limits=self.limits,
             default_dialect=self.DIALECT_URI,
+            defer_unresolved=self.defer_unresolved,
             **self._options,
         )
 
@@ -408,6 +415,52 @@ def _delegate_for(validator: Any, cls: type[_ValidatorBase]) -> _ValidatorBase:
     return delegate
 
 
+class UnsupportedExtension(TypeError):
+    """A class made from a compat class by ``jsonschema.validators.extend`` carries
+    what schemacore's engine would silently leave out: keyword functions for
+    keywords the class's draft does not have, or a type checker of its own.
+
+    Raised by the first validation with such a class (``extend`` itself belongs to
+    python-jsonschema), so that no result quietly ignores the extension.
+    """
+
+
+# Per class made by extend: why it is refused, or None (decided on first use).
+_REFUSALS: weakref.WeakKeyDictionary[type, str | None] = weakref.WeakKeyDictionary()
+
+
+def _refusal(made: type, cls: type[_ValidatorBase]) -> str | None:
+    """Why validating with ``made`` (a class ``extend`` made from ``cls``) would
+    quietly differ from what its author asked for, or None.
+
+    Functions for keywords the draft has (check-jsonschema's ``pattern``, for one)
+    are replaced by schemacore's own implementation of the keyword, as documented;
+    functions for any other keyword would never run, and neither would a type
+    checker other than the class's own."""
+    dialect = known_dialect(cls.DIALECT_URI)
+    keywords = dialect.keywords if dialect is not None else {}
+    extra = sorted(
+        str(name)
+        for name in getattr(made, "VALIDATORS", {})
+        if name != WHOLE_SCHEMA and name not in keywords
+    )
+    problems = []
+    if extra:
+        listed = ", ".join(repr(name) for name in extra)
+        problems.append(f"keyword functions for {listed}, which {cls.__name__} does not have")
+    if getattr(made, "TYPE_CHECKER", cls.TYPE_CHECKER) is not cls.TYPE_CHECKER:
+        problems.append("a type checker of its own (schemacore's types are fixed)")
+    if not problems:
+        return None
+    return (
+        f"{made.__name__}, made by jsonschema.validators.extend from "
+        f"schemacore.compat.{cls.__name__}, has {' and '.join(problems)}: schemacore "
+        "validates the whole schema itself and would never call them, so results would "
+        "silently leave them out. Use python-jsonschema's own classes for such "
+        "extensions, or check those keywords separately."
+    )
+
+
 def _whole_schema_keyword(cls: type[_ValidatorBase]) -> Callable[..., Iterator[Any]]:
     def validate_whole(
         validator: Any, schema_value: Any, instance: Any, schema: Any
@@ -416,8 +469,16 @@ def _whole_schema_keyword(cls: type[_ValidatorBase]) -> Callable[..., Iterator[A
 
         Called by classes that ``jsonschema.validators.extend`` made from a compat
         class (check-jsonschema makes one for every run). Their per-keyword functions
-        are never called: schemacore compiles the schema as a whole.
+        are never called: schemacore compiles the schema as a whole. A class whose
+        extension would be left out is refused (:class:`UnsupportedExtension`).
         """
+        made = type(validator)
+        try:
+            refused = _REFUSALS[made]
+        except KeyError:
+            refused = _REFUSALS[made] = _refusal(made, cls)
+        if refused is not None:
+            raise UnsupportedExtension(refused)
         delegate = _delegate_for(validator, cls)
         if delegate.is_valid(instance):
             return

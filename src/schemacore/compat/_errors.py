@@ -26,6 +26,8 @@ __all__ = ["ErrorTree", "SchemaError", "ValidationError", "best_match", "relevan
 
 # Given an absolute keyword location and the keyword: (schema holding it, its value).
 Locator = Callable[[str, str], tuple[Any, Any]]
+# What an error made by user code was given: (validator, path, schema_path).
+_Made = tuple[Any, tuple[str | int, ...], tuple[str | int, ...]]
 
 # Keywords holding an array (or an object) of subschemas in some draft: an integer
 # (or a name) follows them in a keyword path. Array-form items is followed by a
@@ -52,6 +54,20 @@ class _Unset:
 
 
 _UNSET: Any = _Unset()  # an argument not given (python-jsonschema shows it so too)
+
+
+class _GivenLocator:
+    """The locator of an error made by user code: the schema and value it was given
+    (an object, not a closure, so that such an error pickles)."""
+
+    __slots__ = ("schema", "value")
+
+    def __init__(self, schema: Any, value: Any) -> None:
+        self.schema = schema
+        self.value = value
+
+    def __call__(self, absolute: str, keyword: str) -> tuple[Any, Any]:
+        return self.schema, self.value
 
 
 def _no_location(absolute: str, keyword: str) -> tuple[Any, Any]:
@@ -130,8 +146,13 @@ class _CompatMixin:
     # -- what failed ----------------------------------------------------------
 
     @property
-    def validator(self) -> str | None:
-        """The keyword that failed (None for a ``false`` schema, as python-jsonschema)."""
+    def validator(self) -> Any:
+        """The keyword that failed (None for a ``false`` schema, as python-jsonschema);
+        for an error made by user code, the ``validator`` it was given (None if none)."""
+        made = self._made_with()
+        if made is not None:
+            given = made[0]
+            return None if given is _UNSET else given
         return None if self.keyword == "false" else self.keyword
 
     @property
@@ -159,7 +180,14 @@ class _CompatMixin:
         return deque(instance_tokens(self._root, self.instance_location))
 
     def _given_paths(self) -> tuple[tuple[str | int, ...], tuple[str | int, ...]] | None:
-        return None  # an error the engine reported: its paths come from its pointers
+        made = self._made_with()
+        return None if made is None else (made[1], made[2])
+
+    def _made_with(self) -> _Made | None:
+        """What user code passed (validator, path, schema_path); None for an error
+        the engine reported, whose views come from its pointers."""
+        made: _Made | None = getattr(self, "_given", None)
+        return made
 
     @property
     def relative_path(self) -> deque[str | int]:
@@ -248,6 +276,14 @@ class _CompatMixin:
     # the meta-schema, and its value the user's schema.
     _CONTAINERS = ("schema", "instance")
 
+    def _text(self) -> str:
+        made = self._made_with()
+        if made is not None:
+            shown = (*self._locator("", ""), made[0], self.instance)
+            if any(part is _UNSET for part in shown):
+                return self.message  # made by user code without what the layout shows
+        return self._describe()
+
     def _describe(self) -> str:
         schema, instance = self._CONTAINERS
         return (
@@ -322,22 +358,11 @@ class ValidationError(_CompatMixin, core.ValidationError):
             instance=instance,
             context=tuple(context),
         )
-        self._given: tuple[tuple[str | int, ...], tuple[str | int, ...]] | None = (
-            given_path,
-            given_schema_path,
-        )
+        self._given: _Made | None = (validator, given_path, given_schema_path)
         self._root = None
-        self._locator = lambda absolute, keyword: (schema, validator_value)
+        self._locator = _GivenLocator(schema, validator_value)
         self.parent = parent
         self.cause = cause
-
-    def _given_paths(self) -> tuple[tuple[str | int, ...], tuple[str | int, ...]] | None:
-        return self._given
-
-    @property
-    def validator(self) -> str | None:
-        """The keyword that failed (None for a ``false`` schema, or when not given)."""
-        return None if self.keyword in ("false", "") else self.keyword
 
     @classmethod
     def _wrap(
@@ -368,11 +393,7 @@ class ValidationError(_CompatMixin, core.ValidationError):
         return wrapped
 
     def __str__(self) -> str:
-        if self._given is not None:
-            shown = (*self._locator("", ""), self.keyword or _UNSET, self.instance)
-            if any(part is _UNSET for part in shown):
-                return self.message  # made by user code without what the layout shows
-        return self._describe()
+        return self._text()
 
     def __reduce__(self) -> tuple[Any, ...]:
         # A pickled compat error is the engine's error: locators are not picklable.
@@ -384,30 +405,68 @@ class SchemaError(_CompatMixin, core.SchemaError):
 
     A :class:`schemacore.SchemaError` whose ``location`` points into the schema, with
     the attributes of :class:`ValidationError` describing the meta-schema failure
-    (``instance`` is then the failing part of the schema).
+    (``instance`` is then the failing part of the schema). User code can make one
+    with python-jsonschema's arguments, as a :class:`ValidationError`.
     """
 
     _CONTAINERS = ("metaschema", "schema")
 
-    def __init__(self, error: core.ValidationError, root: Any, locator: Locator) -> None:
-        core.SchemaError.__init__(self, error.message, location=error.instance_location)
-        self.keyword = error.keyword
-        self.instance_location = error.instance_location
-        self.keyword_location = error.keyword_location
-        self.absolute_keyword_location = error.absolute_keyword_location
-        self.instance = error.instance
-        self._root = root
-        self._locator = locator
-        self.parent = None
-        self.cause = None
-        self.context = ValidationError._wrap(error, root, locator).context
+    def __init__(
+        self,
+        message: str,
+        validator: Any = _UNSET,
+        path: Iterable[str | int] = (),
+        cause: BaseException | None = None,
+        context: Iterable[ValidationError] = (),
+        validator_value: Any = _UNSET,
+        instance: Any = _UNSET,
+        schema: Any = _UNSET,
+        schema_path: Iterable[str | int] = (),
+        parent: ValidationError | None = None,
+        type_checker: Any = _UNSET,
+    ) -> None:
+        """An error made by user code, with python-jsonschema's arguments, as
+        :class:`ValidationError`'s. ``check_schema`` makes its own from the
+        meta-schema failure (``_from_meta``)."""
+        given_path, given_schema_path = tuple(path), tuple(schema_path)
+        core.SchemaError.__init__(self, message, location=_pointer(given_path))
+        self.keyword = validator if isinstance(validator, str) else ""
+        self.instance_location = _pointer(given_path)
+        self.keyword_location = _pointer(given_schema_path)
+        self.absolute_keyword_location = ""
+        self.instance = instance
+        self._given: _Made | None = (validator, given_path, given_schema_path)
+        self._root = None
+        self._locator = _GivenLocator(schema, validator_value)
+        self.parent = parent
+        self.cause = cause
+        self.context = tuple(context)
+
+    @classmethod
+    def _from_meta(cls, error: core.ValidationError, root: Any, locator: Locator) -> SchemaError:
+        """The error ``check_schema`` raises for the meta-schema's ``error`` on the
+        schema ``root``."""
+        made = cls.__new__(cls, error.message)
+        core.SchemaError.__init__(made, error.message, location=error.instance_location)
+        made.keyword = error.keyword
+        made.instance_location = error.instance_location
+        made.keyword_location = error.keyword_location
+        made.absolute_keyword_location = error.absolute_keyword_location
+        made.instance = error.instance
+        made._given = None
+        made._root = root
+        made._locator = locator
+        made.parent = None
+        made.cause = None
+        made.context = ValidationError._wrap(error, root, locator).context
+        return made
 
     def __str__(self) -> str:
-        return self._describe()
+        return self._text()
 
     def __reduce__(self) -> tuple[Any, ...]:
-        # The constructor takes the engine's error, which is not kept: rebuild
-        # without __init__ and restore every attribute as it was.
+        # check_schema's errors are not made by __init__ (_from_meta): rebuild
+        # without it and restore every attribute as it was.
         return (_rebuilt, (type(self), self.args), dict(vars(self)))
 
 
@@ -439,7 +498,9 @@ class ErrorTree:
     """
 
     def __init__(self, errors: Iterable[ValidationError] = ()) -> None:
-        self.errors: dict[str | None, ValidationError] = {}
+        # Keyed by ``validator``: a keyword, None for a false schema, or whatever
+        # user code passed to an error it made.
+        self.errors: dict[Any, ValidationError] = {}
         self._contents: dict[str | int, ErrorTree] = {}
         self._instance: Any = _UNSET
         for error in errors:

@@ -414,19 +414,24 @@ class _Fused:
     def errors(self, x: Any, ipath: Path, kpath: Path) -> Iterator[ValidationError]:
         # The fast path first: a valid subtree has no errors to look for, so the
         # error walk only goes down where something failed.
+        unresolved = None
         try:
             if self.node.valid(x):
                 return iter(())
         except ExecutionFailure as exc:
+            # A value outside the JSON data model, or a reference compiled to fail
+            # (defer_unresolved): the walk below meets it again and knows where it
+            # is. Anything else is raised as it is.
             if exc.limit != "json_data_model":
-                raise
-            # A value outside the JSON data model: the walk below meets it again and
-            # knows where it is.
+                if exc.reason != "unresolvable-reference":
+                    raise
+                unresolved = exc
         try:
-            return self._walk(x, ipath, kpath)
+            walk = self._walk(x, ipath, kpath)
         except ExecutionFailure as exc:
             exc.location = exc.location or to_pointer(ipath)
             raise
+        return walk if unresolved is None else _failing_after(walk, unresolved)
 
     def _walk(self, x: Any, ipath: Path, kpath: Path) -> Iterator[ValidationError]:
         try:
@@ -480,6 +485,15 @@ class _Fused:
             for keyword in given:
                 if keyword.applies_to == _JSON_OF[kind] and keyword.errors_given is not None:
                     yield from keyword.errors_given(x, acc, ipath, kpath)
+
+
+def _failing_after(
+    walk: Iterator[ValidationError], failure: ExecutionFailure
+) -> Iterator[ValidationError]:
+    """``walk``, then ``failure`` if the walk did not raise it again: the fast path
+    met it, so the errors can never be complete."""
+    yield from walk
+    raise failure
 
 
 def _table_track(

@@ -5,6 +5,10 @@ its fragment names a ``$dynamicAnchor``. ``$dynamicRef`` is dynamic only when it
 initial target carries a ``$dynamicAnchor`` of the same name (the "bookend"); it then
 jumps to the outermost resource of the dynamic scope that defines that anchor, which
 the compiler knows because nodes are specialised per dynamic scope.
+
+A reference to nothing (no such document, anchor or location) is a SchemaError, or
+with ``defer_unresolved`` a node that raises ExecutionFailure in every call that
+reaches it (:class:`Unresolved`).
 """
 
 from __future__ import annotations
@@ -13,12 +17,13 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from ..calls import entered, foreign, recursion
+from ..ceiling import UNBOUNDED
 from ..ecma262 import PatternError, compile_pattern
 from ..emit import Writer, emit_child
-from ..errors import ValidationError
-from ..model import Evaluated, Keyword, Node, SchemaContext, make_error
-from ..paths import Path
-from ..resources import Target
+from ..errors import ExecutionFailure, ValidationError
+from ..model import DeferredReference, Evaluated, Keyword, Node, SchemaContext, make_error
+from ..paths import Path, to_pointer
+from ..resources import Target, Unresolvable
 from ..spec import Reach, Role, Shape, Spec
 from ..units import Steps, Unit, Walker
 
@@ -34,6 +39,7 @@ __all__ = [
     "REF",
     "SCHEMA",
     "VOCABULARY",
+    "Unresolved",
     "compile_boolean",
     "compile_dynamic_ref",
     "compile_ref",
@@ -98,10 +104,59 @@ def compile_boolean(node: Node, value: bool) -> None:
     node.valid, node.errors, node.track = _false, errors, _track_false
 
 
-def reference(ctx: SchemaContext, name: str, target: Target) -> Keyword:
-    """The compiled reference keyword ``name`` of ``ctx``, to its resolved ``target``."""
+class Unresolved(Node):
+    """The target of a reference to nothing, compiled with ``defer_unresolved``: a
+    leaf whose every product raises ExecutionFailure (reason
+    ``unresolvable-reference``), so no call that reaches it answers, and no
+    ``anyOf``, ``oneOf`` or ``not`` turns it into a failed branch. Generated code
+    calls its ``valid`` (it writes none: ``inline_ok`` stays false), and the
+    evaluation walk stops at it (:func:`walk_reference`)."""
+
+    __slots__ = ("reference", "why")
+
+    def __init__(self, ctx: SchemaContext, name: str, missing: Unresolvable) -> None:
+        # Located at its keyword: no schema is there to name.
+        super().__init__(ctx.base, ctx.pointer_to(name))
+        self.reference = missing.uri
+        self.why = missing.why
+        self.ready = True
+        # Nothing bounds what it would report if it resolved: validate reads on
+        # past the errors it has, to the failure, as iter_errors does.
+        self.ceiling = (UNBOUNDED, 1)
+        self.valid = self.closure_valid = self._valid
+        self.errors = self._errors
+        self.track = self._track
+
+    def failure(self, where: str = "") -> ExecutionFailure:
+        """The failure of a call that reached it at instance location ``where``."""
+        return ExecutionFailure(
+            f"the reference {self.reference!r} at {self.uri} was left unresolved when "
+            f"compiling (defer_unresolved=True): {self.why}",
+            location=where,
+            schema_location=self.uri,
+            reason="unresolvable-reference",
+        )
+
+    def _valid(self, x: Any) -> bool:
+        raise self.failure()
+
+    def _errors(self, x: Any, ipath: Path, kpath: Path) -> Iterator[ValidationError]:
+        raise self.failure(to_pointer(ipath))
+
+    def _track(self, x: Any, acc: Evaluated) -> bool:
+        raise self.failure()
+
+
+def reference(ctx: SchemaContext, name: str, target: Target | Unresolvable) -> Keyword:
+    """The compiled reference keyword ``name`` of ``ctx``, to its resolved ``target``
+    (to an :class:`Unresolved` node when it names nothing)."""
     ctx.compiler.count_reference(ctx.pointer_to(name))
-    node = ctx.reference(target, name)
+    if isinstance(target, Unresolvable):
+        node: Node = Unresolved(ctx, name, target)
+        ctx.children[(name,)] = node
+        ctx.compiler.defer_reference(DeferredReference(target.uri, node.uri))
+    else:
+        node = ctx.reference(target, name)
     if foreign(node, ctx.compiler):
         valid, node_errors, track = entered(node, ctx)
     elif node.ready:
@@ -130,8 +185,11 @@ def compile_dynamic_ref(ctx: SchemaContext, value: Any) -> Keyword:
     _, _, fragment = value.partition("#")
     target = initial
     is_anchor = fragment != "" and not fragment.startswith("/")
+    # An initial target that is not there is no bookend: the reference names nothing,
+    # as a $ref would (deferred with defer_unresolved, whatever the scope binds).
     if (
         is_anchor
+        and type(initial) is Target
         and isinstance(initial.node, dict)
         and initial.node.get("$dynamicAnchor") == fragment
     ):
@@ -164,6 +222,10 @@ def walk_reference(
     ev: Walker, node: Node, ctx: SchemaContext, value: Any, x: Any, u: Unit
 ) -> Steps:
     assert u.keyword is not None
+    target = node.children[(u.keyword,)]
+    if type(target) is Unresolved:
+        # A leaf to the walk, which would pass it: the call fails here instead.
+        raise target.failure(u.instance_location)
     result = yield ev.child(node, (u.keyword,), x, u.instance_location, u)
     u.valid = result.valid
 

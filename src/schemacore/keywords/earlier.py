@@ -18,6 +18,7 @@ from typing import Any
 
 from ..emit import Writer
 from ..model import Keyword, Node, SchemaContext
+from ..resources import Target
 from ..spec import Marks, Reach, Role, Shape, Spec
 from ..units import Steps, Unit, Walker
 from .applicator import emit_items, indexed_items, rest_items, walk_indexed_items, walk_rest_items
@@ -65,7 +66,8 @@ def compile_recursive_ref(ctx: SchemaContext, value: Any) -> Keyword:
     if not isinstance(value, str):
         raise ctx.schema_error("$recursiveRef must be a string", "$recursiveRef")
     target = ctx.resolve(value, "$recursiveRef")
-    node = target.node
+    # A target that is not there (defer_unresolved) is no bookend either.
+    node = target.node if type(target) is Target else None
     if isinstance(node, dict) and node.get("$recursiveAnchor") is True:
         for name, resource in ctx.scope:
             if name == RECURSIVE_NAME:

@@ -31,6 +31,7 @@ import schemacore
 from schemacore.dialect import DRAFT_2020_12, OTHER_DRAFTS, is_2020_12, normalise
 from schemacore.uri import split_fragment
 
+from ..resources import DEFER_HINT
 from .bounds import DEFAULT_LIMITS, BoundaryLimits, check_schema_shape
 from .dialects import DEFAULT_DIALECTS, dialect_name, parse_dialects
 from .errors import EXECUTION_FAILURE, UNSUPPORTED_CAPABILITY, BoundaryError
@@ -284,8 +285,10 @@ def _compile(
         # which belong to the tool publisher, not to a caller: safe to keep. The
         # class is the engine's: every limit is an ExecutionFailure.
         limit = exc.limit if isinstance(exc, schemacore.ExecutionFailure) else None
+        # Admission offers no deferring: the engine's hint about its option goes.
+        message = exc.message.replace(" " + DEFER_HINT, "")
         raise BoundaryError(
-            code, exc.message, error_class=exc.error_class, path=exc.location, limit=limit
+            code, message, error_class=exc.error_class, path=exc.location, limit=limit
         ) from exc
     except RecursionError:
         raise BoundaryError(
