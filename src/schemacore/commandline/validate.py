@@ -161,10 +161,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "-j",
         "--jobs",
         type=_jobs,
-        default=1,
+        default=None,
         metavar="N",
         help="check files or batches of lines in N processes (0: one per CPU); "
         "results are printed in input order",
+    )
+    parser.add_argument(
+        "--dask",
+        metavar="SCHEDULER",
+        help="check on a Dask cluster, same output in input order: local[:N] (N local "
+        "worker processes, one per CPU by default) or a scheduler address "
+        "(tcp://HOST:PORT); workers read the files by the names given. Needs "
+        "pip install 'schemacore[dask]'; not with --jobs",
     )
     parser.add_argument(
         "--no-progress",
@@ -198,6 +206,12 @@ def run(
     if args.error_format != TEXT and args.output != TEXT:
         print("error: --error-format json and --output cannot be combined", file=err)
         return EXIT_ERROR
+    if args.dask is not None:
+        refusal = _dask_refusal(args)
+        if refusal is not None:
+            print(printable(f"error: {refusal}"), file=err)
+            return EXIT_ERROR
+    jobs = args.jobs if args.jobs is not None else 1
     try:
         # A schema is one document, whatever its suffix says.
         schema = load(args.schema, stdin, _whole(format_of(args.schema)))
@@ -235,10 +249,12 @@ def run(
 
     plan = Plan(output=args.output, error_format=args.error_format, quiet=args.quiet)
     checker = Checker(validator, plan)
+    if args.dask is not None:
+        return _run_on_dask(args, validator, plan, out, err)
     items = _items(args.instances, args.lines, stdin, checker)
-    parallel = args.jobs > 1 and (len(args.instances) > 1 or _any_lines(args))
+    parallel = jobs > 1 and (len(args.instances) > 1 or _any_lines(args))
     outcomes = (
-        in_workers(validator, plan, items, args.jobs) if parallel else in_process(checker, items)
+        in_workers(validator, plan, items, jobs) if parallel else in_process(checker, items)
     )
     progress = Progress(
         err, _total_bytes(args.instances), enabled=not (args.quiet or args.no_progress)
@@ -251,6 +267,64 @@ def run(
         return EXIT_ERROR
     finally:
         progress.erase()
+
+
+def _dask_refusal(args: argparse.Namespace) -> str | None:
+    """Why ``--dask`` cannot run with these flags, before anything is read."""
+    if args.jobs is not None:
+        return (
+            "--dask and --jobs cannot be combined (the cluster's workers are the jobs: "
+            "use --dask local:N)"
+        )
+    if STDIN in args.instances:
+        return "--dask: standard input cannot be read by the cluster's workers"
+    try:
+        from .. import dask as on_dask
+    except ImportError as exc:
+        return str(exc)
+    try:
+        on_dask.parse_scheduler(args.dask)
+    except ValueError as exc:
+        return f"--dask: {exc}"
+    return None
+
+
+def _run_on_dask(
+    args: argparse.Namespace,
+    validator: schemacore.Validator,
+    plan: Plan,
+    out: TextIO | None,
+    err: TextIO | None,
+) -> int:
+    """``validate --dask``: the outcomes a local run yields, checked on the cluster's
+    workers and printed by the same code, in input order."""
+    from distributed import KilledWorker
+
+    from .. import dask as on_dask
+    from ..scale import VersionMismatch
+
+    progress = Progress(
+        err, _total_bytes(args.instances), enabled=not (args.quiet or args.no_progress)
+    )
+    try:
+        with on_dask.connect(args.dask) as client:
+            outcomes = on_dask.iter_outcomes(
+                client, validator, plan, args.instances, lines=args.lines
+            )
+            with closing(outcomes):
+                return _print(outcomes, plan, progress, out, err)
+    except (OSError, TimeoutError) as exc:
+        message = f"--dask: the cluster cannot be reached ({type(exc).__name__}: {exc})"
+    except VersionMismatch as exc:
+        message = f"--dask: {exc}"
+    except KilledWorker as exc:
+        message = f"--dask: workers kept dying on a task ({exc})"
+    except ValueError as exc:
+        message = f"--dask: {exc}"
+    finally:
+        progress.erase()
+    print(printable(f"error: {message}"), file=err)
+    return EXIT_ERROR
 
 
 def _compile_error(exc: SchemaCoreError, registry: FileDocuments) -> str:
