@@ -36,6 +36,7 @@ from schemacore.runtime.gateway import (
     ToolFailure,
 )
 from schemacore.runtime.gateway.process import ProcessTimeout
+from schemacore.scale import VersionMismatch
 
 from ..runtime.contracts import valid_contract
 
@@ -222,6 +223,9 @@ EXAMPLES: dict[type[BaseException], Callable[[], list[BaseException]]] = {
         ReferenceFileError("cannot resolve reference 'file:///x/d.json': outside --ref-root")
     ],
     compat.UnsupportedExtension: lambda: [compat.UnsupportedExtension("refused")],
+    VersionMismatch: lambda: [
+        VersionMismatch("this worker runs schemacore 0.9.0, the client 1.0.0")
+    ],
     compat.UnknownType: lambda: [
         _raised(lambda: compat.Draft4Validator({"type": "x"}).is_type(1, "x"), compat.UnknownType)
     ],
